@@ -1,0 +1,134 @@
+# pleat - submillimetre cloth wrinkles on a grid.
+#
+#   make                 build every program into bin/ (and the CUDA objects
+#                        when nvcc is found; CUDA=0 or CUDA=1 forces it)
+#   make test            run the test suite (prove + bats)
+#   make san             AddressSanitizer + UBSan build under build/san/
+#   make test-san        the I/O tests against the sanitizer build
+#   make bench           benchmarks (prints figures, asserts nothing)
+#   make example         resample the shipped example garment
+#   make install PREFIX=/usr/local
+#   make clean
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+BINDIR  ?= bin
+CC      ?= cc
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+
+CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN     = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
+           -Wmissing-prototypes -Wvla -Wformat=2
+OPT     ?= -O2 -g
+CFLAGS  ?= $(OPT)
+ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fopenmp -Icommon -MMD -MP
+LDLIBS   = -lxxhash -lm
+ALL_LDFLAGS = -fopenmp $(LDFLAGS)
+
+ifeq ($(SAN),1)
+CFLAGS   = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=all
+LDFLAGS  = -fsanitize=address,undefined
+BUILD    = build/san
+BINDIR   = build/san/bin
+endif
+
+# CUDA: on when nvcc is found, unless CUDA=0; CUDA=1 without nvcc is an error.
+ifeq ($(CUDA),)
+CUDA := $(if $(NVCC),1,0)
+endif
+ifeq ($(CUDA),1)
+ifeq ($(NVCC),)
+$(error CUDA=1 but nvcc was not found; set NVCC=/path/to/nvcc)
+endif
+endif
+# Real architectures only, Turing to Hopper; PTX for the newest so a
+# later GPU can still JIT it.
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 \
+             -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_86,code=sm_86 \
+             -gencode arch=compute_89,code=sm_89 \
+             -gencode arch=compute_90,code=sm_90
+NVCCFLAGS ?= -O2 -std=c++17 $(CUDA_ARCH) -Icommon \
+             -Xcompiler -Wall,-Wextra --Werror all-warnings
+
+PROGRAMS = resample grid
+LIB_SRC  = $(wildcard common/*.c)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      = $(BUILD)/libpleat.a
+CU_SRC   = $(wildcard common/*.cu)
+CU_OBJ   = $(CU_SRC:%.cu=$(BUILD)/%.cu.o)
+CU_LIB   = $(BUILD)/libpleat-cuda.a
+BIN      = $(PROGRAMS:%=$(BINDIR)/pleat-%)
+TEST_SRC = $(wildcard tests/unit/*.c)
+TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+SCRIPTS  = $(wildcard scripts/pleat-*)
+
+all: $(BIN) $(TEST_BIN) $(if $(filter 1,$(CUDA)),$(CU_LIB))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(CU_LIB): $(CU_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+cuda: $(CU_LIB)
+
+# Each program is its folder's sources linked with the common library.
+define program
+$(BINDIR)/pleat-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)/*.c)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_LDFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program,$(p))))
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+TEST_FILES ?= tests/*.bats
+test: all
+	prove -e 'bats --tap' $(TEST_FILES)
+
+san:
+	$(MAKE) SAN=1 CUDA=0 all
+
+# The I/O tests (grid stream, OBJ reader, resample) under ASan + UBSan.
+SAN_TESTS ?= tests/grid.bats tests/obj.bats tests/resample.bats tests/cli.bats
+test-san: san
+	PLEAT_BIN=$(CURDIR)/build/san/bin PLEAT_TESTBIN=$(CURDIR)/build/san/tests \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	prove -e 'bats --tap' $(SAN_TESTS)
+
+bench: all
+	bench/run
+
+example: all
+	examples/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	           $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+lint-man:
+	mandoc -T lint -W warning man/man1/*.1 man/man5/*.5
+
+clean:
+	rm -rf build $(BIN)
+
+.PHONY: all cuda test san test-san bench example install lint-man clean
+
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d)

@@ -1,0 +1,147 @@
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *progname = "pleat";
+
+int error_set(struct error *e, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static void vmessage(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void usage_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+	exit(2);
+}
+
+void warnx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: warning: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int size_mul(size_t a, size_t b, size_t *out)
+{
+	if (b != 0 && a > SIZE_MAX / b)
+		return -1;
+	*out = a * b;
+	return 0;
+}
+
+int size_add(size_t a, size_t b, size_t *out)
+{
+	if (a > SIZE_MAX - b)
+		return -1;
+	*out = a + b;
+	return 0;
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		die("out of memory allocating %zu bytes", size);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *xmalloc_array(size_t n, size_t size)
+{
+	size_t total;
+	if (size_mul(n, size, &total))
+		die("out of memory: %zu x %zu bytes overflows", n, size);
+	return xmalloc(total);
+}
+
+void *xrealloc_array(void *p, size_t n, size_t size)
+{
+	size_t total;
+	if (size_mul(n, size, &total))
+		die("out of memory: %zu x %zu bytes overflows", n, size);
+	p = realloc(p, total ? total : 1);
+	if (!p)
+		die("out of memory allocating %zu bytes", total);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, s, n);
+	return p;
+}
+
+double parse_double(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+		usage_fail("%s: '%s' is not a number", opt, s);
+	if (v < lo || v > hi)
+		usage_fail("%s: %s is out of range [%g, %g]", opt, s, lo, hi);
+	return v;
+}
+
+long parse_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno == ERANGE)
+		usage_fail("%s: '%s' is not an integer", opt, s);
+	if (v < lo || v > hi)
+		usage_fail("%s: %s is out of range [%ld, %ld]", opt, s, lo, hi);
+	return v;
+}
+
+int is_terminal(FILE *f)
+{
+	return isatty(fileno(f));
+}

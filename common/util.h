@@ -1,0 +1,56 @@
+/* util.h - error reporting, checked allocation and option parsing shared
+ * by every pleat program.
+ *
+ * Library code never exits: it fills a struct error and returns -1, so that
+ * the same readers serve the programs, the tests and the fuzz harnesses.
+ * Programs turn errors into the conventional message and exit status:
+ *   runtime error  "pleat-X: what went wrong: why"    exit 1
+ *   usage error    "pleat-X: message" + help hint     exit 2
+ */
+#ifndef PLEAT_UTIL_H
+#define PLEAT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PLEAT_VERSION "0.1.0"
+
+/* A library error: one line of text, without the program name. */
+struct error {
+	char msg[512];
+};
+
+/* Formats into e->msg (if e is not NULL) and returns -1. */
+int error_set(struct error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Set once by main(); used as the prefix of every diagnostic. */
+extern const char *progname;
+
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that dies with a message instead of returning NULL.  The
+ * array form checks n * size for overflow first. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xmalloc_array(size_t n, size_t size);
+void *xrealloc_array(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+
+/* Overflow-checked size arithmetic: return 0 and store the result, or
+ * return -1 when the result does not fit. */
+int size_mul(size_t a, size_t b, size_t *out);
+int size_add(size_t a, size_t b, size_t *out);
+
+/* Strict number parsing for option values: the whole string must be a
+ * finite number in [lo, hi]; otherwise a usage error naming the option. */
+double parse_double(const char *opt, const char *s, double lo, double hi);
+long parse_long(const char *opt, const char *s, long lo, long hi);
+
+/* True when the stream is a terminal (binary output is refused there). */
+int is_terminal(FILE *f);
+
+#endif

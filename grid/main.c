@@ -1,0 +1,231 @@
+/* pleat-grid - look into grid streams, check them, and pass them on.
+ *
+ *   info   the header of each grid and per-channel ranges
+ *   check  read every grid, verify checksums, print nothing on success
+ *   cat    copy grids to the output, optionally dropping channels
+ *   dump   print channels as text, one vertex a line, for scripts
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "half.h"
+#include "outfile.h"
+
+static const char usage_text[] =
+"usage: pleat-grid info [file ...]\n"
+"       pleat-grid check [file ...]\n"
+"       pleat-grid cat [-o file] [-d channel] [file ...]\n"
+"       pleat-grid dump [-a] [-c channel] [file ...]\n"
+"\n"
+"Inspect, check and copy pleat grid streams (see pleat-grid(5)).\n"
+"\n"
+"  info                 print each grid's header and channel ranges\n"
+"  check                verify every grid; silent when all are good\n"
+"  cat                  copy the grids to the output\n"
+"  dump                 print channel values as text, a vertex a line:\n"
+"                       grid index, i, j, then each channel's components\n"
+"  -o, --output FILE    (cat) write to FILE instead of standard output\n"
+"  -d, --drop NAME      (cat) leave out channel NAME; may be repeated\n"
+"  -c, --channel NAME   (dump) print channel NAME; may be repeated\n"
+"                       (default: every channel)\n"
+"  -a, --all            (dump) every vertex, not only the cloth's\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"With no file, or when file is -, read standard input.\n";
+
+#define MAX_NAMES GRID_MAX_CHANNELS
+
+struct options {
+	const char *command;
+	const char *output;
+	const char *names[MAX_NAMES];
+	int nnames;
+	int all;
+	char **files;
+	int nfiles;
+};
+
+static void add_name(struct options *o, const char *opt, const char *name)
+{
+	if (o->nnames == MAX_NAMES)
+		usage_fail("%s: too many channels", opt);
+	o->names[o->nnames++] = name;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"drop", required_argument, NULL, 'd'},
+		{"channel", required_argument, NULL, 'c'},
+		{"all", no_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	memset(o, 0, sizeof *o);
+	o->output = "-";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:d:c:ahV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'd': add_name(o, "--drop", optarg); break;
+		case 'c': add_name(o, "--channel", optarg); break;
+		case 'a': o->all = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("pleat-grid %s\n", PLEAT_VERSION); exit(0);
+		case ':': usage_fail("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_fail("unknown option '-%c'", optopt);
+			usage_fail("unknown option '%s'", argv[optind - 1]);
+		}
+	if (optind == argc)
+		usage_fail("missing command (info, check, cat or dump)");
+	o->command = argv[optind++];
+	if (strcmp(o->command, "info") && strcmp(o->command, "check") &&
+	    strcmp(o->command, "cat") && strcmp(o->command, "dump"))
+		usage_fail("unknown command '%s'", o->command);
+	int is_cat = strcmp(o->command, "cat") == 0;
+	int is_dump = strcmp(o->command, "dump") == 0;
+	if ((strcmp(o->output, "-") && !is_cat) || (o->nnames && !is_cat && !is_dump) ||
+	    (o->all && !is_dump))
+		usage_fail("option not valid for '%s'", o->command);
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+}
+
+/* One component of element k of a channel, as a double. */
+static double value_at(const struct grid_channel *c, size_t k)
+{
+	switch (c->type) {
+	case GRID_U8:  return ((const uint8_t *)c->data)[k];
+	case GRID_U16: return ((const uint16_t *)c->data)[k];
+	case GRID_U32: return ((const uint32_t *)c->data)[k];
+	case GRID_I32: return ((const int32_t *)c->data)[k];
+	case GRID_F16: return half_to_float(((const uint16_t *)c->data)[k]);
+	case GRID_F32: return ((const float *)c->data)[k];
+	case GRID_F64: return ((const double *)c->data)[k];
+	default:       return NAN;
+	}
+}
+
+static void print_info(const struct grid *g, const char *name, int index)
+{
+	size_t n = grid_vertices(g);
+	printf("%s: grid %d: %d x %d vertices, cell %.6g m, origin %.6g %.6g\n",
+	       name, index, g->width, g->height, g->cell, g->origin[0],
+	       g->origin[1]);
+	for (int i = 0; i < g->nextra; i++)
+		printf("  key %s\n", g->extra[i]);
+	for (int i = 0; i < g->nchannels; i++) {
+		const struct grid_channel *c = &g->channels[i];
+		double lo = INFINITY, hi = -INFINITY;
+		size_t bad = 0, m = n * (size_t)c->comps;
+		for (size_t k = 0; k < m; k++) {
+			double v = value_at(c, k);
+			if (!isfinite(v)) {
+				bad++;
+				continue;
+			}
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		printf("  channel %-12s %-3s x %d  min %.9g  max %.9g", c->name,
+		       grid_type_name(c->type), c->comps, lo, hi);
+		printf(bad ? "  non-finite %zu\n" : "\n", bad);
+	}
+	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
+	if (mc) {
+		size_t count[5] = {0};
+		for (size_t v = 0; v < n; v++)
+			for (int b = 0; b < 5; b++)
+				count[b] += (((const uint8_t *)mc->data)[v] >> b) & 1;
+		printf("  mask: inside %zu, boundary %zu, ghost %zu, fixed %zu, "
+		       "seam %zu\n", count[0], count[1], count[2], count[3], count[4]);
+	}
+}
+
+static void dump_grid(const struct grid *g, const struct options *o, int index)
+{
+	const struct grid_channel *sel[MAX_NAMES];
+	int nsel = 0;
+	if (o->nnames == 0)
+		for (int i = 0; i < g->nchannels; i++)
+			sel[nsel++] = &g->channels[i];
+	for (int i = 0; i < o->nnames; i++)
+		if (!(sel[nsel++] = grid_find(g, o->names[i])))
+			die("grid %d has no channel '%s'", index, o->names[i]);
+	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
+	for (int j = 0; j < g->height; j++)
+		for (int i = 0; i < g->width; i++) {
+			size_t v = (size_t)j * g->width + i;
+			if (!o->all && mc && !(((uint8_t *)mc->data)[v] & MASK_INSIDE))
+				continue;
+			printf("%d %d %d", index, i, j);
+			for (int s = 0; s < nsel; s++)
+				for (int k = 0; k < sel[s]->comps; k++)
+					printf(" %.9g", value_at(sel[s], v * sel[s]->comps + k));
+			putchar('\n');
+		}
+}
+
+static void process(const struct options *o, const char *path, FILE *out,
+		    int *index)
+{
+	struct error e;
+	struct grid g;
+	int stdin_input = strcmp(path, "-") == 0;
+	FILE *f = stdin_input ? stdin : fopen(path, "rb");
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	struct grid_reader r = {.f = f, .name = path};
+	int res;
+	while ((res = grid_read(&r, &g, &e)) == 1) {
+		(*index)++;
+		if (strcmp(o->command, "info") == 0) {
+			print_info(&g, path, r.index);
+		} else if (strcmp(o->command, "dump") == 0) {
+			dump_grid(&g, o, *index);
+		} else if (strcmp(o->command, "cat") == 0) {
+			for (int i = 0; i < o->nnames; i++)
+				grid_remove(&g, o->names[i]);
+			if (grid_write(&g, out, o->output, &e))
+				die("%s", e.msg);
+		}
+		grid_free(&g);
+	}
+	if (res < 0)
+		die("%s", e.msg);
+	if (!stdin_input)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct outfile out = {0};
+	struct error e;
+	char *stdin_name[] = {"-"};
+	int index = 0;
+	progname = "pleat-grid";
+	parse_options(argc, argv, &o);
+	int is_cat = strcmp(o.command, "cat") == 0;
+	if (is_cat && outfile_open(&out, o.output, 1, &e))
+		die("%s", e.msg);
+	char **files = o.nfiles ? o.files : stdin_name;
+	int nfiles = o.nfiles ? o.nfiles : 1;
+	for (int k = 0; k < nfiles; k++)
+		process(&o, files[k], is_cat ? out.f : stdout, &index);
+	if (is_cat && outfile_close(&out, &e))
+		die("%s", e.msg);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die("write error on standard output");
+	return 0;
+}

@@ -1,0 +1,208 @@
+/* pleat-resample - lay a regular grid over a garment's sewing pattern.
+ *
+ * Reads coarse garment meshes (OBJ, texture coordinates = the pattern) and
+ * writes one grid per mesh: the frames of a sequence share one layout. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "obj.h"
+#include "outfile.h"
+#include "pattern.h"
+#include "progress.h"
+#include "resample.h"
+
+static const char usage_text[] =
+"usage: pleat-resample [-s cells | -c metres] [-o file] [-u scale]\n"
+"                      [-g cells] [-a degrees] [--ghost-all] [--progress]\n"
+"                      [file ...]\n"
+"\n"
+"Lay a regular grid over the sewing pattern (the texture coordinates) of\n"
+"each coarse garment mesh and write one grid per mesh.\n"
+"\n"
+"  -s, --size N         N cells across the longer side of the pattern\n"
+"                       (default 1024)\n"
+"  -c, --cell METRES    cell size in metres, instead of --size\n"
+"  -o, --output FILE    write to FILE instead of standard output\n"
+"  -u, --uv-scale S     metres per texture-coordinate unit (default 1)\n"
+"  -g, --ghost-band N   add N cells of ghost vertices past sewn boundaries\n"
+"                       (default 0: none)\n"
+"  -a, --ghost-angle D  angle of the ghost band to the panel, in degrees,\n"
+"                       towards the front side (default 0)\n"
+"      --ghost-all      put the ghost band past open boundaries too\n"
+"      --progress       report progress on standard error\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"With no file, or when file is -, read standard input.\n"
+"See pleat-resample(1) and pleat-grid(5).\n";
+
+struct options {
+	struct resample_options r;
+	const char *output;
+	int progress;
+	char **files;
+	int nfiles;
+};
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"size", required_argument, NULL, 's'},
+		{"cell", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"uv-scale", required_argument, NULL, 'u'},
+		{"ghost-band", required_argument, NULL, 'g'},
+		{"ghost-angle", required_argument, NULL, 'a'},
+		{"ghost-all", no_argument, NULL, 'G'},
+		{"progress", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int have_size = 0, have_cell = 0, c;
+	memset(o, 0, sizeof *o);
+	o->r.size = 1024;
+	o->r.uv_scale = 1;
+	o->output = "-";
+	o->progress = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:c:o:u:g:a:hV", longopts, NULL)) != -1)
+		switch (c) {
+		case 's': o->r.size = (int)parse_long("--size", optarg, 1, 1 << 20); have_size = 1; break;
+		case 'c': o->r.cell = parse_double("--cell", optarg, 1e-7, 1e3); have_cell = 1; break;
+		case 'o': o->output = optarg; break;
+		case 'u': o->r.uv_scale = parse_double("--uv-scale", optarg, 1e-9, 1e9); break;
+		case 'g': o->r.ghost_band = (int)parse_long("--ghost-band", optarg, 0, 64); break;
+		case 'a': o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
+		case 'G': o->r.ghost_all = 1; break;
+		case 'P': o->progress = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("pleat-resample %s\n", PLEAT_VERSION); exit(0);
+		case ':': usage_fail("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_fail("unknown option '-%c'", optopt);
+			usage_fail("unknown option '%s'", argv[optind - 1]);
+		}
+	if (have_size && have_cell)
+		usage_fail("--size and --cell exclude each other");
+	if (have_cell)
+		o->r.size = 0;
+	if (o->r.ghost_all && o->r.ghost_band == 0)
+		usage_fail("--ghost-all needs --ghost-band");
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+}
+
+/* Frames of a sequence must share the pattern: same triangles, same
+ * texture coordinates, bit for bit. */
+static int same_pattern(const struct obj_mesh *a, const struct obj_mesh *b)
+{
+	if (a->ntri != b->ntri || a->nv != b->nv)
+		return 0;
+	for (int t = 0; t < a->ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			if (a->tri_v[t][k] != b->tri_v[t][k])
+				return 0;
+			const double *p = a->vt[a->tri_vt[t][k]], *q = b->vt[b->tri_vt[t][k]];
+			if (memcmp(p, q, 2 * sizeof *p) != 0)
+				return 0;
+		}
+	return 1;
+}
+
+static void check_scale(const struct obj_mesh *m, const char *name, double s)
+{
+	double r = pattern_scale_ratio(m, s);
+	if (r > 0 && (r < 0.5 || r > 2.0))
+		warnx("%s: the texture coordinates do not look like metres: the "
+		      "median 3D edge is %.3g times its pattern edge; see --uv-scale",
+		      name, r);
+}
+
+static void set_keys(struct grid *g, const char *name, int frame, int npanels)
+{
+	char buf[32];
+	struct error e;
+	snprintf(buf, sizeof buf, "%d", npanels);
+	if (grid_set_extra(g, "panels", buf, &e))
+		die("%s", e.msg);
+	snprintf(buf, sizeof buf, "%d", frame);
+	if (grid_set_extra(g, "frame", buf, &e))
+		die("%s", e.msg);
+	/* The source name is informative only; keep it printable. */
+	char src[256];
+	size_t n = 0;
+	for (const char *c = name; *c && n < sizeof src - 1; c++)
+		src[n++] = ((unsigned char)*c < 0x20 || *c == 0x7f) ? '?' : *c;
+	src[n] = '\0';
+	if (grid_set_extra(g, "source", src, &e))
+		die("%s", e.msg);
+}
+
+static void load(struct obj_mesh *m, const char *path)
+{
+	struct error e;
+	if (obj_load(m, path, &e))
+		die("%s", e.msg);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct error e;
+	struct outfile out;
+	struct obj_mesh first, frame;
+	struct pattern p;
+	struct layout l;
+	progname = "pleat-resample";
+	parse_options(argc, argv, &o);
+	progress_init(o.progress);
+	char *stdin_name[] = {"-"};
+	char **files = o.nfiles ? o.files : stdin_name;
+	int nfiles = o.nfiles ? o.nfiles : 1;
+
+	double t0 = now_seconds();
+	load(&first, files[0]);
+	if (pattern_build(&p, &first, files[0], &e))
+		die("%s", e.msg);
+	check_scale(&first, files[0], o.r.uv_scale);
+	if (layout_build(&l, &first, &p, &o.r, &e))
+		die("%s: %s", files[0], e.msg);
+	if (l.overlaps)
+		warnx("%s: panels overlap in the pattern at %d grid vertices",
+		      files[0], l.overlaps);
+	progress("%s: %d panels, %d seam edges, grid %d x %d, cell %.3g mm (%.2f s)",
+		 files[0], p.npanels, p.nseam_edges, l.grid.width, l.grid.height,
+		 l.grid.cell * 1e3, now_seconds() - t0);
+	if (outfile_open(&out, o.output, 1, &e))
+		die("%s", e.msg);
+	for (int k = 0; k < nfiles; k++) {
+		const struct obj_mesh *m = &first;
+		if (k > 0) {
+			load(&frame, files[k]);
+			if (!same_pattern(&first, &frame))
+				die("%s: its pattern (faces or texture coordinates) "
+				    "differs from %s's", files[k], files[0]);
+			m = &frame;
+		}
+		if (layout_positions(&l, m, &p, &o.r, &e))
+			die("%s: %s", files[k], e.msg);
+		set_keys(&l.grid, files[k], k, p.npanels);
+		if (grid_write(&l.grid, out.f, o.output, &e))
+			die("%s", e.msg);
+		if (k > 0)
+			obj_free(&frame);
+		progress("%s: frame %d written (%.2f s)", files[k], k,
+			 now_seconds() - t0);
+	}
+	if (outfile_close(&out, &e))
+		die("%s", e.msg);
+	layout_free(&l);
+	pattern_free(&p);
+	obj_free(&first);
+	return 0;
+}

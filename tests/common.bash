@@ -1,0 +1,14 @@
+# Shared setup for the bats tests.  PLEAT_BIN and PLEAT_TESTBIN point the
+# suite at another build (the sanitizer build sets both).
+ROOT="$(cd "$(dirname "${BATS_TEST_FILENAME}")/.." && pwd)"
+PLEAT_BIN="${PLEAT_BIN:-$ROOT/bin}"
+PLEAT_TESTBIN="${PLEAT_TESTBIN:-$ROOT/build/tests}"
+SHARED="${PLEAT_SHARED:-$ROOT/../shared/data}"
+FIXTURES="$ROOT/tests/fixtures"
+PATH="$PLEAT_BIN:$PATH"
+export ROOT PLEAT_BIN PLEAT_TESTBIN SHARED FIXTURES PATH
+
+# Skips the test, visibly, when ../shared/data is not beside the checkout.
+need_shared() {
+	[ -d "$SHARED" ] || skip "../shared/data not present"
+}
