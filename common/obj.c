@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -383,14 +382,19 @@ static int parse_buffer(struct obj_mesh *m, char *buf, size_t len,
 	return r;
 }
 
+static int too_large(const char *name, struct error *e)
+{
+	return error_set(e, "%s: file too large (limit %zu bytes)", name,
+			 (size_t)OBJ_MAX_BYTES);
+}
+
 int obj_read_mem(struct obj_mesh *m, const char *buf, size_t len,
 		 const char *name, struct error *e)
 {
 	size_t size;
 	memset(m, 0, sizeof *m);
 	if (len > OBJ_MAX_BYTES || size_add(len, 1, &size))
-		return error_set(e, "%s: file too large (limit %zu bytes)",
-				 name, (size_t)OBJ_MAX_BYTES);
+		return too_large(name, e);
 	/* A private NUL-terminated copy: the parser writes line ends. */
 	char *copy = xmalloc(size);
 	memcpy(copy, buf, len);
@@ -400,26 +404,28 @@ int obj_read_mem(struct obj_mesh *m, const char *buf, size_t len,
 	return r;
 }
 
-/* Reads all of f into a NUL-terminated buffer; sized from fstat when f is
- * a regular file, grown by doubling otherwise (pipes). */
+/* Reads all of f into a NUL-terminated buffer: sized from fstat when f is
+ * a regular file, else (a pipe) grown by doubling, never past the limit
+ * plus the two bytes that tell "at the limit" from "over it". */
 static int slurp(FILE *f, const char *name, struct error *e, char **out,
 		 size_t *outlen)
 {
+	const size_t max_cap = OBJ_MAX_BYTES + 2;
 	struct stat st;
 	size_t cap = 1 << 16, len = 0;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0 && (unsigned long long)st.st_size < OBJ_MAX_BYTES)
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > OBJ_MAX_BYTES)
+			return too_large(name, e);
 		cap = (size_t)st.st_size + 2;
+	}
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (len + 1 == cap) {
-			if (len >= OBJ_MAX_BYTES) {
+			if (cap == max_cap) {
 				free(buf);
-				return error_set(e, "%s: file too large "
-						 "(limit %zu bytes)", name,
-						 (size_t)OBJ_MAX_BYTES);
+				return too_large(name, e);
 			}
-			cap *= 2;
+			cap = cap > max_cap / 2 ? max_cap : cap * 2;
 			buf = xrealloc_array(buf, cap, 1);
 		}
 		size_t got = fread(buf + len, 1, cap - 1 - len, f);

@@ -21,6 +21,7 @@ int error_set(struct error *e, const char *fmt, ...)
 	return -1;
 }
 
+__attribute__((format(printf, 1, 0)))
 static void vmessage(const char *fmt, va_list ap)
 {
 	fflush(stdout);

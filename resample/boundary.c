@@ -60,6 +60,17 @@ static int ghost_eligible(const struct pattern_edge *pe,
 	return o->ghost_band > 0 && (pe->partner >= 0 || o->ghost_all);
 }
 
+/* Whether edge k at distance d beats the vertex's nearest edge so far.  On
+ * a tie (a vertex on a panel corner) a sewn edge wins over an open one,
+ * so that the corners of a seam are sewn. */
+static int closer(const struct pattern *p, int k, double d,
+		  const struct nearest *nr, size_t v)
+{
+	if (d != nr->dist[v] || nr->edge[v] < 0)
+		return d < nr->dist[v];
+	return p->edges[k].partner >= 0 && p->edges[nr->edge[v]].partner < 0;
+}
+
 /* Offers edge k to the vertices around it. */
 static void visit_edge(const struct grid *g, const struct pattern *p, int k,
 		       const struct resample_options *o, struct nearest *nr)
@@ -89,7 +100,7 @@ static void visit_edge(const struct grid *g, const struct pattern *p, int k,
 				continue;
 			double t, d = closest_on_segment(a, b, g->origin[0] + i * g->cell,
 							 g->origin[1] + j * g->cell, &t);
-			if ((!inside && d > ghost_max) || d >= nr->dist[v])
+			if ((!inside && d > ghost_max) || !closer(p, k, d, nr, v))
 				continue;
 			nr->dist[v] = (float)d;
 			nr->t[v] = (float)t;
@@ -97,16 +108,37 @@ static void visit_edge(const struct grid *g, const struct pattern *p, int k,
 		}
 }
 
-/* The partner point of fraction t along edge pe, in pattern metres. */
-static void partner_point(const struct pattern *p,
-			  const struct pattern_edge *pe, double t, double s,
-			  float out[2])
+/* The partner of a seam vertex at distance d from edge pe, its closest
+ * point at fraction t: the vertex's mirror image on the other panel, the
+ * point at the same fraction along the partner edge and the same distance
+ * d inside the partner's panel.  Sewn together, the cloth runs from the
+ * vertex across the seam to its partner over a length of 2d, the third
+ * value.  Being a mirror, the relation is symmetric: the partner's nearest
+ * seam vertex has its own partner within a cell of the vertex. */
+static void partner_point(const struct obj_mesh *m, const struct pattern *p,
+			  const struct pattern_edge *pe, double t, double d,
+			  double s, float out[3])
 {
 	const struct pattern_edge *q = &p->edges[pe->partner];
 	int same = q->v[0] == pe->v[0];
 	const double *qa = same ? q->a : q->b, *qb = same ? q->b : q->a;
-	out[0] = (float)(s * (qa[0] + t * (qb[0] - qa[0])));
-	out[1] = (float)(s * (qa[1] + t * (qb[1] - qa[1])));
+	double x = s * (qa[0] + t * (qb[0] - qa[0]));
+	double y = s * (qa[1] + t * (qb[1] - qa[1]));
+	double nx = -(qb[1] - qa[1]), ny = qb[0] - qa[0], len = hypot(nx, ny);
+	double cx = 0, cy = 0;    /* centroid of the partner's triangle */
+	for (int k = 0; k < 3; k++) {
+		cx += s * m->vt[m->tri_vt[q->tri][k]][0] / 3;
+		cy += s * m->vt[m->tri_vt[q->tri][k]][1] / 3;
+	}
+	if (len > 0 && nx * (cx - x) + ny * (cy - y) < 0)
+		len = -len;
+	if (len != 0) {
+		x += d * nx / len;
+		y += d * ny / len;
+	}
+	out[0] = (float)x;
+	out[1] = (float)y;
+	out[2] = (float)(2 * d);
 }
 
 /* Barycentric coordinates (of corners 1 and 2) of the point at fraction t
@@ -155,7 +187,8 @@ static void apply_nearest(struct layout *l, const struct obj_mesh *m,
 		if (mask[v] & MASK_INSIDE) {
 			if (pe->partner >= 0) {
 				mask[v] |= MASK_SEAM;
-				partner_point(p, pe, nr->t[v], s, &seam[2 * v]);
+				partner_point(m, p, pe, nr->t[v], nr->dist[v], s,
+					      &seam[3 * v]);
 			}
 			continue;
 		}

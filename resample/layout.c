@@ -123,7 +123,7 @@ static int add_channels(struct grid *g, struct error *e)
 	    !grid_add(g, "panel", GRID_U16, 1, e) ||
 	    !grid_add(g, "tri", GRID_I32, 1, e) ||
 	    !grid_add(g, "bary", GRID_F32, 2, e) ||
-	    !grid_add(g, "seam", GRID_F32, 2, e))
+	    !grid_add(g, "seam", GRID_F32, 3, e))
 		return -1;
 	return 0;
 }
@@ -149,7 +149,7 @@ int layout_build(struct layout *l, const struct obj_mesh *m,
 	for (size_t v = 0; v < n; v++) {
 		tri[v] = -1;
 		panel[v] = PANEL_NONE;
-		seam[2 * v] = seam[2 * v + 1] = NAN;
+		seam[3 * v] = seam[3 * v + 1] = seam[3 * v + 2] = NAN;
 	}
 	float *bary = grid_find(g, "bary")->data;
 	for (int t = 0; t < m->ntri; t++)

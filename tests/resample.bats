@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# pleat-resample: exact positions on an analytic case, panels and seams on
+# real garments, sequences, ghost bands and bad input.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup() {
+	T="$PLEAT_TESTBIN/test_resample"
+	W="$BATS_TEST_TMPDIR"
+	"$T" square-obj > "$W/square.obj"
+}
+
+garments() {
+	local d="$SHARED/berkeley_garments"
+	echo "$d/dress/draped/dress-draped-iso.obj 11"
+	echo "$d/tshirt/isotropic/tshirt-iso.obj 6"
+	echo "$d/tshirt/coarse/tshirt.obj 6"
+}
+
+@test "a flat 1 m square: exact positions, exactly the vertices inside, its area" {
+	for size in 7 64 300 1000; do
+		pleat-resample -s "$size" "$W/square.obj" > "$W/sq.grid"
+		run "$T" square-check "$W/sq.grid"
+		echo "size $size: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "--cell gives the cell size asked for" {
+	pleat-resample -c 0.01 "$W/square.obj" > "$W/sq.grid"
+	run "$T" square-check "$W/sq.grid"
+	[ "$status" -eq 0 ]
+	grep -a -q '^cell 0.01$' "$W/sq.grid"
+	grep -a -q '^size 107 107$' "$W/sq.grid"
+}
+
+@test "levels of sizes N and 2N nest: same origin, half the cell, 2w-1 vertices" {
+	pleat-resample -s 256 "$W/square.obj" > "$W/a.grid"
+	pleat-resample -s 512 "$W/square.obj" > "$W/b.grid"
+	oa=$(grep -a -m1 '^origin' "$W/a.grid"); ob=$(grep -a -m1 '^origin' "$W/b.grid")
+	[ "$oa" = "$ob" ]
+	read -r _ wa ha < <(grep -a -m1 '^size' "$W/a.grid")
+	read -r _ wb hb < <(grep -a -m1 '^size' "$W/b.grid")
+	[ "$wb" -eq $((2 * wa - 1)) ]
+	[ "$hb" -eq $((2 * ha - 1)) ]
+}
+
+@test "reads standard input and writes --output" {
+	pleat-resample -s 16 < "$W/square.obj" > "$W/a.grid"
+	pleat-resample -s 16 -o "$W/b.grid" - < "$W/square.obj"
+	# the source key names the input; everything else is identical
+	cmp <(grep -av '^source\|^checksum' "$W/a.grid") <(grep -av '^source\|^checksum' "$W/b.grid")
+}
+
+@test "panels equal the UV islands of the real garments, at every vertex" {
+	need_shared
+	while read -r obj want; do
+		pleat-resample -s 256 "$obj" > "$W/g.grid"
+		run "$T" panels "$W/g.grid"
+		echo "$obj: $output panels, expected $want"
+		[ "$output" -eq "$want" ]
+		grep -a -q "^panels $want\$" "$W/g.grid"
+	done < <(garments)
+}
+
+@test "seam partners on the real garments are symmetric" {
+	need_shared
+	while read -r obj _; do
+		pleat-resample -s 1024 "$obj" > "$W/g.grid"
+		run "$T" seams "$W/g.grid" 95
+		echo "$obj: $output"
+		[ "$status" -eq 0 ]
+	done < <(garments)
+}
+
+@test "a sequence of frames gives one grid per frame with one layout" {
+	need_shared
+	d="$SHARED/blender_cloth_sphere"
+	pleat-resample -s 64 "$d/frame_0001.obj" "$d/frame_0002.obj" "$d/frame_0013.obj" > "$W/seq.grid"
+	run "$PLEAT_TESTBIN/test_grid" count "$W/seq.grid"
+	[ "$output" = 3 ]
+	[ "$(grep -a -c '^frame ' "$W/seq.grid")" -eq 3 ]
+	# the same layout: only rest (and the keys naming the frame) differ
+	pleat-grid dump -c mask -c tri "$W/seq.grid" | awk '{ $1 = ""; print }' | sort | uniq -c | awk '$1 != 3 { bad++ } END { exit bad }'
+}
+
+@test "a frame whose pattern differs is an error naming it" {
+	sed 's/^vt 1 1$/vt 1 0.9/' "$W/square.obj" > "$W/other.obj"
+	run --separate-stderr pleat-resample -s 8 "$W/square.obj" "$W/other.obj"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"other.obj: its pattern (faces or texture coordinates) differs from"* ]]
+}
+
+@test "a mesh without texture coordinates is refused with the reason" {
+	printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' > "$W/novt.obj"
+	run --separate-stderr pleat-resample "$W/novt.obj"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"novt.obj"*"pleat needs the sewing pattern as texture coordinates"* ]]
+}
+
+@test "texture coordinates not in metres draw a warning, --uv-scale fixes it" {
+	awk '/^vt/ { print "vt", $2 * 100, $3 * 100; next } { print }' "$W/square.obj" > "$W/cm.obj"
+	run --separate-stderr pleat-resample -s 8 -o "$W/g.grid" "$W/cm.obj"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"do not look like metres"* ]]
+	run --separate-stderr pleat-resample -s 8 -u 0.01 -o "$W/g.grid" "$W/cm.obj"
+	[ -z "$stderr" ]
+	run "$T" square-check "$W/g.grid"
+	[ "$status" -eq 0 ]
+}
+
+@test "the ghost band lies past sewn edges at the given angle" {
+	# Two unit squares sewn along x = 1 in 3D, laid apart in the pattern.
+	cat > "$W/two.obj" <<-'OBJ'
+	v 0 0 0
+	v 1 0 0
+	v 1 1 0
+	v 0 1 0
+	v 2 0 0
+	v 2 1 0
+	vt 0 0
+	vt 1 0
+	vt 1 1
+	vt 0 1
+	vt 2 0
+	vt 3 0
+	vt 3 1
+	vt 2 1
+	f 1/1 2/2 3/3 4/4
+	f 2/5 5/6 6/7 3/8
+	OBJ
+	pleat-resample -c 0.1 -g 3 -a 90 "$W/two.obj" > "$W/g.grid"
+	# ghosts: 3 columns past each sewn edge, 11 rows each, and the quarter
+	# discs of radius 3 cells around the four ends of the sewn edges
+	n=$(pleat-grid info "$W/g.grid" | grep -o 'ghost [0-9]*' | cut -d' ' -f2)
+	[ "$n" -eq $((66 + 4 * 11)) ]
+	# at 90 degrees both bands rise along +z (the front of both panels)
+	# from the sewn edge at x = 1, as high as they are far from the edge
+	pleat-grid dump -a -c mask -c rest "$W/g.grid" | awk '$4 == 4' > "$W/ghosts"
+	[ "$(wc -l < "$W/ghosts")" -eq "$n" ]
+	awk '{ if ($5 < 0.9999 || $5 > 1.0001 || $7 < 0.0999 || $7 > 0.3001 || $6 < -1e-4 || $6 > 1.0001) bad++ }
+	     END { exit bad }' "$W/ghosts"
+	# the ghost three cells right of the first panel's edge, mid-height
+	# (pattern u = 1.3, v = 0.5: column 19, row 11) is 0.3 m up
+	awk '$2 == 19 && $3 == 11 { f = 1; if ($7 < 0.2999 || $7 > 0.3001 || $6 < 0.4999 || $6 > 0.5001) exit 1 } END { exit !f }' "$W/ghosts"
+	# with no ghost band there are none
+	pleat-resample -c 0.1 "$W/two.obj" | pleat-grid info | grep -q 'ghost 0,'
+}
+
+@test "sewn squares: every vertex on the sewn edge is a seam vertex, open edges are not" {
+	printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 2 0\nvt 3 0\nvt 3 1\nvt 2 1\nf 1/1 2/2 3/3 4/4\nf 2/5 5/6 6/7 3/8\n' > "$W/two.obj"
+	pleat-resample -c 0.1 "$W/two.obj" > "$W/g.grid"
+	# seam vertices: the columns at u = 1 and u = 2, 11 rows each, and their
+	# partners are mirror images (distance across the seam 0 on the edge)
+	pleat-grid dump -c mask -c seam "$W/g.grid" | awk -v ox=-0.3 '
+		$4 % 32 >= 16 { n++; u = ox + $2 * 0.1; if (u < 0.95 || (u > 1.05 && u < 1.95) || u > 2.05) bad++ }
+		END { if (n != 22) bad++; exit bad }'
+}
+
+@test "bad numbers and conflicting options are usage errors" {
+	run --separate-stderr pleat-resample -s 0 "$W/square.obj"
+	[ "$status" -eq 2 ]; [[ "$stderr" == *"--size: 0 is out of range"* ]]
+	run --separate-stderr pleat-resample -c nan "$W/square.obj"
+	[ "$status" -eq 2 ]; [[ "$stderr" == *"--cell: 'nan' is not a number"* ]]
+	run --separate-stderr pleat-resample -s 8 -c 0.1 "$W/square.obj"
+	[ "$status" -eq 2 ]; [[ "$stderr" == *"--size and --cell exclude each other"* ]]
+	run --separate-stderr pleat-resample --ghost-all "$W/square.obj"
+	[ "$status" -eq 2 ]; [ -z "$output" ]
+}
+
+@test "a grid too large for the format is refused before allocating" {
+	run --separate-stderr pleat-resample -s 1048576 "$W/square.obj"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"too large"* ]]
+	[ -z "$output" ]
+}
