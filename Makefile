@@ -48,7 +48,8 @@ CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 \
              -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_86,code=sm_86 \
              -gencode arch=compute_89,code=sm_89 \
-             -gencode arch=compute_90,code=sm_90
+             -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O2 -std=c++17 $(CUDA_ARCH) -Icommon \
              -Xcompiler -Wall,-Wextra --Werror all-warnings
 
@@ -64,7 +65,9 @@ TEST_SRC = $(wildcard tests/unit/*.c)
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SCRIPTS  = $(wildcard scripts/pleat-*)
 
-all: $(BIN) $(TEST_BIN) $(if $(filter 1,$(CUDA)),$(CU_LIB))
+CU_TEST  = $(if $(filter 1,$(CUDA)),$(BUILD)/tests/test_cuda)
+
+all: $(BIN) $(TEST_BIN) $(CU_TEST)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -82,7 +85,11 @@ $(CU_LIB): $(CU_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-cuda: $(CU_LIB)
+cuda: $(CU_LIB) $(BUILD)/tests/test_cuda
+
+$(BUILD)/tests/test_cuda: tests/cuda/test_cuda.cu $(CU_LIB)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $^ -o $@
 
 # Each program is its folder's sources linked with the common library.
 define program
@@ -132,3 +139,6 @@ clean:
 .PHONY: all cuda test san test-san bench example install lint-man clean
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d)
+
+# Fuzz harnesses (libFuzzer with clang): make fuzz, make fuzz-ci.
+-include fuzz/fuzz.mk

@@ -159,7 +159,9 @@ static struct grid_channel *add_channel(struct grid *g, const char *name,
 	c->type = type;
 	c->comps = comps;
 	if (allocate) {
-		c->data = calloc(bytes ? bytes : 1, 1);
+		c->data = big_alloc(bytes);
+		if (c->data)
+			memset(c->data, 0, bytes);
 		if (!c->data) {
 			error_set(e, "out of memory for channel '%s' (%zu bytes)",
 				  name, bytes);
@@ -335,10 +337,20 @@ static int read_line(struct source *s, char *line, int max)
 	return n;
 }
 
+/* Header numbers are plain decimals: no sign but '-', no spaces, no hex. */
+static int plain_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	return (*s >= '0' && *s <= '9') || *s == '.';
+}
+
 static int parse_int_word(const char *s, long long lo, long long hi,
 			  long long *out)
 {
 	char *end;
+	if (!plain_number(s))
+		return -1;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
 	if (end == s || *end || errno || v < lo || v > hi)
@@ -350,6 +362,8 @@ static int parse_int_word(const char *s, long long lo, long long hi,
 static int parse_real_word(const char *s, double *out)
 {
 	char *end;
+	if (!plain_number(s) || strpbrk(s, "xXpP"))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || *end || !isfinite(v))
@@ -554,7 +568,7 @@ static int read_header(struct source *s, struct grid *g, struct header *h,
 	uint64_t start = s->offset;
 	for (h->line = 1;; h->line++) {
 		int n = read_line(s, line, h->line == 1 ? 64 : HEADER_LINE_MAX);
-		if (n == -1 && h->line == 1)
+		if (n == -1 && h->line == 1 && !s->io_error)
 			return 0;                       /* clean end of stream */
 		if (n == -1 || n == -2)
 			return s->io_error ?
@@ -592,7 +606,7 @@ static int read_payload(struct source *s, struct grid *g,
 	for (int i = 0; i < g->nchannels; i++) {
 		struct grid_channel *c = &g->channels[i];
 		size_t bytes = grid_channel_bytes(g, c);
-		c->data = malloc(bytes ? bytes : 1);
+		c->data = big_alloc(bytes);
 		if (!c->data)
 			return error_set(e, "%s: grid %d: out of memory for channel "
 					 "'%s' (%zu bytes)", w->name, w->index,

@@ -45,6 +45,7 @@ int outfile_open(struct outfile *o, const char *path, int binary,
 			return error_set(e, "refusing to write binary data to a "
 					 "terminal (redirect stdout or use --output)");
 		o->f = stdout;
+		widen_pipe(fileno(stdout));
 		return 0;
 	}
 	size_t n = strlen(path) + 16;

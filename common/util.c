@@ -1,11 +1,15 @@
+#define _GNU_SOURCE  /* MADV_HUGEPAGE, F_SETPIPE_SZ */
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *progname = "pleat";
@@ -145,4 +149,30 @@ long parse_long(const char *opt, const char *s, long lo, long hi)
 int is_terminal(FILE *f)
 {
 	return isatty(fileno(f));
+}
+
+void *big_alloc(size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p = NULL;
+	if (size < 2 * huge)
+		return malloc(size ? size : 1);
+	size_t rounded = (size + huge - 1) / huge * huge;
+	if (rounded < size || posix_memalign(&p, huge, rounded) != 0)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, rounded, MADV_HUGEPAGE);   /* advice only: ignore failure */
+#endif
+	return p;
+}
+
+void widen_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		fcntl(fd, F_SETPIPE_SZ, 1 << 20);   /* best effort */
+#else
+	(void)fd;
+#endif
 }

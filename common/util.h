@@ -40,6 +40,16 @@ void *xmalloc_array(size_t n, size_t size);
 void *xrealloc_array(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
+/* Allocation of large planes (grid channels): aligned to 2 MiB and marked
+ * for transparent huge pages, which cuts the page faults of first touch
+ * by a factor of 500.  Returns NULL on failure; free with free(). */
+void *big_alloc(size_t size);
+
+/* Makes a pipe on this descriptor hold 1 MiB instead of 64 KiB when it is
+ * a pipe, so that grids stream between stages with fewer context switches;
+ * does nothing otherwise. */
+void widen_pipe(int fd);
+
 /* Overflow-checked size arithmetic: return 0 and store the result, or
  * return -1 when the result does not fit. */
 int size_mul(size_t a, size_t b, size_t *out);

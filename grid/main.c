@@ -43,8 +43,9 @@ static const char usage_text[] =
 struct options {
 	const char *command;
 	const char *output;
-	const char *names[MAX_NAMES];
+	const char *names[MAX_NAMES];   /* --drop or --channel names */
 	int nnames;
+	int ndrop, nchannel;
 	int all;
 	char **files;
 	int nfiles;
@@ -75,8 +76,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, ":o:d:c:ahV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'o': o->output = optarg; break;
-		case 'd': add_name(o, "--drop", optarg); break;
-		case 'c': add_name(o, "--channel", optarg); break;
+		case 'd': add_name(o, "--drop", optarg); o->ndrop++; break;
+		case 'c': add_name(o, "--channel", optarg); o->nchannel++; break;
 		case 'a': o->all = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-grid %s\n", PLEAT_VERSION); exit(0);
@@ -94,8 +95,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage_fail("unknown command '%s'", o->command);
 	int is_cat = strcmp(o->command, "cat") == 0;
 	int is_dump = strcmp(o->command, "dump") == 0;
-	if ((strcmp(o->output, "-") && !is_cat) || (o->nnames && !is_cat && !is_dump) ||
-	    (o->all && !is_dump))
+	if ((strcmp(o->output, "-") && !is_cat) || (o->ndrop && !is_cat) ||
+	    (o->nchannel && !is_dump) || (o->all && !is_dump))
 		usage_fail("option not valid for '%s'", o->command);
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
@@ -185,6 +186,8 @@ static void process(const struct options *o, const char *path, FILE *out,
 	FILE *f = stdin_input ? stdin : fopen(path, "rb");
 	if (!f)
 		die("cannot open %s: %s", path, strerror(errno));
+	if (stdin_input)
+		widen_pipe(fileno(stdin));
 	struct grid_reader r = {.f = f, .name = path};
 	int res;
 	while ((res = grid_read(&r, &g, &e)) == 1) {

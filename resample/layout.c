@@ -38,7 +38,10 @@ static void pattern_bounds(const struct obj_mesh *m, double s,
  * Levels nest (a level's vertices are every second vertex of the next
  * finer one, same origin) when every count below scales with N: so for N a
  * multiple of 64 the padding and the shorter side are counted in units of
- * N/64 cells, which doubles with N.  See pleat-resample(1). */
+ * N/64 cells, which doubles with N.  The padding is N/64 cells unless the
+ * ghost band needs more (band + 3 cells), so levels nest when N/64 is at
+ * least band + 3: from N = 192 without a ghost band.  See
+ * pleat-resample(1). */
 static int lay_grid(struct grid *g, const struct obj_mesh *m,
 		    const struct resample_options *o, struct error *e)
 {

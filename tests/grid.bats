@@ -189,3 +189,23 @@ expect_error() {
 	got=$(tail -c +"$((n + 1))" "$W/one.grid" | xxhsum -H3 | awk "{ print \$NF }")
 	[ "$got" = "$want" ]
 }
+
+@test "a directory is a read error, not an empty stream" {
+	run --separate-stderr pleat-grid info "$W"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$W: grid 1: read error: Is a directory"* ]]
+}
+
+@test "pleat-grid refuses an option of another command" {
+	run --separate-stderr pleat-grid dump -d rest "$W/one.grid"
+	[ "$status" -eq 2 ]; [ -z "$output" ]
+	run --separate-stderr pleat-grid cat -c rest "$W/one.grid"
+	[ "$status" -eq 2 ]; [ -z "$output" ]
+}
+
+@test "header numbers are plain decimals" {
+	edit_header "$W/one.grid" 's/^size \([0-9]*\) /size +\1 /' > "$W/h.grid"
+	expect_error "$W/h.grid" "header line 2: bad or repeated size"
+	edit_header "$W/one.grid" 's/^cell .*/cell 0x1p-10/' > "$W/h.grid"
+	expect_error "$W/h.grid" "header line 3: bad or repeated cell size"
+}

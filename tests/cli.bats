@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# Command-line conventions that every program follows (DESIGN.md §5):
+# --help, --version, usage errors, missing and unreadable input files.
+# Each test runs every program in bin/ (PLEAT_BIN), so a new program is
+# covered as soon as it is built; a failure names the program.
+
+load common
+
+# Every program built: the files bin/pleat-* (fails when there is none).
+programs() {
+	local p found=0
+	for p in "$PLEAT_BIN"/pleat-*; do
+		[ -f "$p" ] && [ -x "$p" ] || continue
+		echo "$p"
+		found=1
+	done
+	[ "$found" = 1 ] || { echo "no programs in $PLEAT_BIN: run make" >&2; return 1; }
+}
+
+# How each program is given an input file: the words that come before
+# the file.  A program not listed takes its input files as operands.
+input_prefix() {
+	case "$1" in
+	pleat-grid) echo info ;;
+	*) ;;
+	esac
+}
+
+# capture CMD ARGS...: runs it with no standard input and sets $status,
+# $out (its standard output) and $err (its standard error).
+capture() {
+	status=0
+	"$@" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" </dev/null ||
+		status=$?
+	out=$(cat "$BATS_TEST_TMPDIR/out")
+	err=$(cat "$BATS_TEST_TMPDIR/err")
+}
+
+# expect NAME WHAT TEST...: runs the test command; on failure notes it
+# (with the program's output) and counts it in $failed.
+failed=0
+expect() {
+	local name=$1 what=$2
+	shift 2
+	if ! "$@"; then
+		echo "FAIL $name: $what (status $status)"
+		echo "  stdout: ${out:0:300}"
+		echo "  stderr: ${err:0:300}"
+		failed=$((failed + 1))
+	fi
+}
+
+# The version every program reports: PLEAT_VERSION in common/util.h.
+pleat_version() {
+	sed -n 's/^#define PLEAT_VERSION "\(.*\)"$/\1/p' "$ROOT/common/util.h"
+}
+
+@test "there are programs to test" {
+	run programs
+	[ "$status" -eq 0 ]
+	[ -n "$output" ]
+}
+
+@test "--help: usage on stdout, status 0, nothing on stderr" {
+	local prog name
+	for prog in $(programs); do
+		name=$(basename "$prog")
+		capture "$prog" --help
+		expect "$name" "--help exits 0" [ "$status" -eq 0 ]
+		expect "$name" "--help starts with 'usage: $name'" \
+			[ "${out:0:$((7 + ${#name}))}" = "usage: $name" ]
+		expect "$name" "--help writes nothing on stderr" [ -z "$err" ]
+	done
+	[ "$failed" -eq 0 ]
+}
+
+@test "--version: 'pleat-NAME VERSION' on stdout, status 0" {
+	local prog name version
+	version=$(pleat_version)
+	[ -n "$version" ]
+	for prog in $(programs); do
+		name=$(basename "$prog")
+		capture "$prog" --version
+		expect "$name" "--version exits 0" [ "$status" -eq 0 ]
+		expect "$name" "--version prints '$name $version'" \
+			[ "$out" = "$name $version" ]
+		expect "$name" "--version writes nothing on stderr" [ -z "$err" ]
+	done
+	[ "$failed" -eq 0 ]
+}
+
+@test "an unknown option: status 2, named on stderr, nothing on stdout" {
+	local prog name
+	for prog in $(programs); do
+		name=$(basename "$prog")
+		capture "$prog" $(input_prefix "$name") --no-such-option
+		expect "$name" "an unknown option exits 2" [ "$status" -eq 2 ]
+		expect "$name" "the message names --no-such-option" \
+			grep -q -e "--no-such-option" "$BATS_TEST_TMPDIR/err"
+		expect "$name" "the message starts with '$name: '" \
+			[ "${err:0:$((${#name} + 2))}" = "$name: " ]
+		expect "$name" "nothing on stdout" [ -z "$out" ]
+	done
+	[ "$failed" -eq 0 ]
+}
+
+@test "a missing input file: status 1, named on stderr, nothing on stdout" {
+	local prog name file=/nonexistent/file.obj
+	for prog in $(programs); do
+		name=$(basename "$prog")
+		capture "$prog" $(input_prefix "$name") "$file"
+		expect "$name" "a missing file exits 1" [ "$status" -eq 1 ]
+		expect "$name" "the message names $file" \
+			grep -qF "$file" "$BATS_TEST_TMPDIR/err"
+		expect "$name" "the message starts with '$name: '" \
+			[ "${err:0:$((${#name} + 2))}" = "$name: " ]
+		expect "$name" "nothing on stdout" [ -z "$out" ]
+	done
+	[ "$failed" -eq 0 ]
+}
+
+@test "an unreadable input file: status 1, named on stderr" {
+	if [ "$(id -u)" -eq 0 ]; then
+		skip "running as root, where chmod 000 does not stop reading"
+	fi
+	local prog name file="$BATS_TEST_TMPDIR/unreadable.obj"
+	printf 'v 0 0 0\n' >"$file"
+	chmod 000 "$file"
+	for prog in $(programs); do
+		name=$(basename "$prog")
+		capture "$prog" $(input_prefix "$name") "$file"
+		expect "$name" "an unreadable file exits 1" [ "$status" -eq 1 ]
+		expect "$name" "the message names the file" \
+			grep -qF "$file" "$BATS_TEST_TMPDIR/err"
+		expect "$name" "nothing on stdout" [ -z "$out" ]
+	done
+	chmod 600 "$file"
+	[ "$failed" -eq 0 ]
+}
