@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -51,6 +52,15 @@ void usage_fail(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
 	exit(2);
+}
+
+void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_fail("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_fail("unknown option '-%c'", optopt);
+	usage_fail("unknown option '%s'", argv[optind - 1]);
 }
 
 void warnx(const char *fmt, ...)

@@ -30,6 +30,10 @@ extern const char *progname;
 
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The usage error for what getopt_long returned as ':' (a missing value)
+ * or '?' (an unknown option), given an option string starting with ':'
+ * and opterr = 0. */
+_Noreturn void usage_bad_option(int c, char **argv);
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Allocation that dies with a message instead of returning NULL.  The

@@ -81,11 +81,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'a': o->all = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-grid %s\n", PLEAT_VERSION); exit(0);
-		case ':': usage_fail("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_fail("unknown option '-%c'", optopt);
-			usage_fail("unknown option '%s'", argv[optind - 1]);
+		default: usage_bad_option(c, argv);
 		}
 	if (optind == argc)
 		usage_fail("missing command (info, check, cat or dump)");

@@ -81,11 +81,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'P': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-resample %s\n", PLEAT_VERSION); exit(0);
-		case ':': usage_fail("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_fail("unknown option '-%c'", optopt);
-			usage_fail("unknown option '%s'", argv[optind - 1]);
+		default: usage_bad_option(c, argv);
 		}
 	if (have_size && have_cell)
 		usage_fail("--size and --cell exclude each other");

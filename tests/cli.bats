@@ -7,15 +7,6 @@
 load common
 
 # Every program built: the files bin/pleat-* (fails when there is none).
-programs() {
-	local p found=0
-	for p in "$PLEAT_BIN"/pleat-*; do
-		[ -f "$p" ] && [ -x "$p" ] || continue
-		echo "$p"
-		found=1
-	done
-	[ "$found" = 1 ] || { echo "no programs in $PLEAT_BIN: run make" >&2; return 1; }
-}
 
 # How each program is given an input file: the words that come before
 # the file.  A program not listed takes its input files as operands.

@@ -12,3 +12,14 @@ export ROOT PLEAT_BIN PLEAT_TESTBIN SHARED FIXTURES PATH
 need_shared() {
 	[ -d "$SHARED" ] || skip "../shared/data not present"
 }
+
+# Every program built into $PLEAT_BIN, one path a line; fails when none.
+programs() {
+	local p found=0
+	for p in "$PLEAT_BIN"/pleat-*; do
+		[ -f "$p" ] && [ -x "$p" ] || continue
+		echo "$p"
+		found=1
+	done
+	[ "$found" = 1 ] || { echo "no programs in $PLEAT_BIN: run make" >&2; return 1; }
+}

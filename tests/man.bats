@@ -15,15 +15,6 @@ pages() {
 }
 
 # Every program built: the files bin/pleat-* (fails when there is none).
-programs() {
-	local p found=0
-	for p in "$PLEAT_BIN"/pleat-*; do
-		[ -f "$p" ] && [ -x "$p" ] || continue
-		echo "$p"
-		found=1
-	done
-	[ "$found" = 1 ] || { echo "no programs in $PLEAT_BIN: run make" >&2; return 1; }
-}
 
 @test "mandoc -T lint -W warning is clean on every page under man/" {
 	need_mandoc
