@@ -111,7 +111,8 @@ san:
 	$(MAKE) SAN=1 CUDA=0 all
 
 # The I/O tests (grid stream, OBJ reader, resample) under ASan + UBSan.
-SAN_TESTS ?= tests/grid.bats tests/obj.bats tests/resample.bats tests/cli.bats
+SAN_TESTS ?= tests/grid.bats tests/obj.bats tests/resample.bats tests/cli.bats \
+             tests/corrupt.bats
 test-san: san
 	PLEAT_BIN=$(CURDIR)/build/san/bin PLEAT_TESTBIN=$(CURDIR)/build/san/tests \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -49,8 +49,12 @@ static int lay_grid(struct grid *g, const struct obj_mesh *m,
 	pattern_bounds(m, o->uv_scale, lo, hi);
 	double ext[2] = {hi[0] - lo[0], hi[1] - lo[1]};
 	int longer = ext[1] > ext[0];
-	double cell;
+	double cell, span;
 	long n[2], pad, unit = 1;
+	/* Finite coordinates can still span more than a double holds. */
+	if (!isfinite(ext[0]) || !isfinite(ext[1]))
+		return error_set(e, "texture coordinates too large: the "
+				 "pattern's extent overflows");
 	if (o->size > 0) {
 		cell = ext[longer] / o->size;
 		n[longer] = o->size;
@@ -58,7 +62,13 @@ static int lay_grid(struct grid *g, const struct obj_mesh *m,
 			unit = o->size / 64;
 	} else {
 		cell = o->cell;
-		n[longer] = (long)ceil(ext[longer] / cell - 1e-9);
+		/* Checked as a double: a huge pattern would overflow a long. */
+		span = ceil(ext[longer] / cell - 1e-9);
+		if (span > GRID_MAX_SIDE)
+			return error_set(e, "grid of %.3g cells across is too "
+					 "large (at most %d each way)", span,
+					 GRID_MAX_SIDE);
+		n[longer] = (long)span;
 	}
 	if (!(cell > 0))
 		return error_set(e, "the pattern has zero extent");
