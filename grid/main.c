@@ -202,6 +202,10 @@ static void process(const struct options *o, const char *path, FILE *out,
 	}
 	if (res < 0)
 		die("%s", e.msg);
+	/* A named file with no grid is the trace of a job that failed
+	 * upstream; an empty standard input is an empty stream. */
+	if (!stdin_input && r.index == 0)
+		die("%s: holds no grid (the file is empty)", path);
 	if (!stdin_input)
 		fclose(f);
 }

@@ -44,9 +44,10 @@ with_header() {
 
 # ---- grid stream -------------------------------------------------------
 
-@test "grid: an empty file is an empty stream (no grid, no error)" {
+@test "grid: an empty file is an error; empty standard input is an empty stream" {
 	: > "$W/empty.grid"
-	run --separate-stderr pleat-grid cat "$W/empty.grid"
+	fails pleat-grid cat "$W/empty.grid" -- "$W/empty.grid: holds no grid (the file is empty)"
+	run --separate-stderr pleat-grid cat < "$W/empty.grid"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ -z "$stderr" ]
