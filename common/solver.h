@@ -1,0 +1,97 @@
+/* solver.h - the solver's per-vertex arithmetic, shared by the CPU block
+ * loop (solve/block.c) and the CUDA kernels to come: the objective's
+ * gradient at one vertex, the preconditioned descent step and the
+ * Chebyshev weights.  Like energy.h, everything reads a window of
+ * positions through a pointer and a row pitch, so the same code serves a
+ * global array and a tile.
+ *
+ * The objective is F(x) = elastic + bending (energy.h), both with the
+ * flat pattern lattice as their rest state, plus the weak global-shape
+ * term
+ *      0.5 k_shape m_i |x_i - rest_i|²
+ * per movable vertex, m_i = density h² its mass and rest_i the coarse 3D
+ * shape (the rest channel).  k_shape is in 1/s² (an angular frequency
+ * squared), so the term is the same spring per unit area, k_shape *
+ * density, at every level.  It acts as an elastic foundation under the
+ * cloth: alone with bending it admits wrinkles of wavelength
+ *      2 pi (k_b / (k_shape density))^(1/4),
+ * so the default k_shape = 100 (0.15 to 0.24 m with the presets) leaves
+ * wrinkles free and holds only the low frequencies of the coarse shape,
+ * against the drift that nothing else in the quasistatic objective
+ * resists (a rigid or isometric motion of a free panel).
+ */
+#ifndef PLEAT_SOLVER_H
+#define PLEAT_SOLVER_H
+
+#include <stdint.h>
+
+#include "energy.h"
+#include "hostdev.h"
+#include "vec.h"
+
+/* Everything a vertex update needs besides positions: the level's energy
+ * constants, the terms, the shape spring k_shape * m (N/m) and the step. */
+struct solve_coef {
+	struct energy_coef_f e;
+	unsigned terms;      /* TERM_SPRING or TERM_FEM, | TERM_BEND */
+	float shape;         /* k_shape * m, N/m; 0: no shape term */
+	float step;          /* fraction of the preconditioned step */
+};
+
+/* Gradient g of F at one vertex and its positive preconditioner d:
+ * x and rest point at the vertex's first component (x with row pitch
+ * `pitch`; rest is read at the vertex only). */
+PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
+			     uint32_t nbr, int parity,
+			     const struct solve_coef *c, vec3 *g, float *d)
+{
+	*g = v3(0.0f, 0.0f, 0.0f);
+	*d = 0.0f;
+	if (nbr)
+		energy_grad_f(x, pitch, nbr, parity, &c->e, c->terms, g, d);
+	if (c->shape > 0.0f) {
+		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);
+		*g = v3_madd(*g, off, c->shape);
+		*d += c->shape;
+	}
+}
+
+/* The preconditioned descent step -step g / d; zero where d is zero (a
+ * vertex with no energy at all: nothing to say where it should go). */
+PL_HD vec3 solve_vertex_step(vec3 g, float d, float step)
+{
+	if (!(d > 0.0f))
+		return v3(0.0f, 0.0f, 0.0f);
+	return v3_scale(g, -step / d);
+}
+
+/* The energy share of the shape term at one vertex (J), in double. */
+PL_HD double solve_shape_energy(const float *x, const float *rest,
+				double shape)
+{
+	double a = (double)x[0] - rest[0], b = (double)x[1] - rest[1];
+	double c = (double)x[2] - rest[2];
+	return 0.5 * shape * (a * a + b * b + c * c);
+}
+
+/* Chebyshev semi-iterative weights (Wang 2015) for iteration k (from 0)
+ * of a run that starts accelerating at iteration `delay`: 1 before it,
+ * 2 / (2 - rho²) at it, then 4 / (4 - rho² omega_prev), omega_prev the
+ * weight of iteration k - 1. */
+PL_HD float cheb_omega(int k, int delay, float rho, float omega_prev)
+{
+	if (k < delay)
+		return 1.0f;
+	if (k == delay)
+		return 2.0f / (2.0f - rho * rho);
+	return 4.0f / (4.0f - rho * rho * omega_prev);
+}
+
+/* x_new = omega (x_hat - x_old) + x_old, per component; exactly x_hat
+ * at omega 1 (x_old need not even be set then). */
+PL_HD float cheb_mix(float x_hat, float x_old, float omega)
+{
+	return omega == 1.0f ? x_hat : omega * (x_hat - x_old) + x_old;
+}
+
+#endif

@@ -1,0 +1,131 @@
+/* block.c - one outer iteration of the block-based descent (Wang 2021,
+ * section 5), shaped like the GPU kernel it stands for.
+ *
+ * The grid is cut into non-overlapping BLOCK_W x BLOCK_W blocks.  A block
+ * copies its tile, its interior and a halo of BLOCK_HALO vertices, from
+ * the x of the start of the outer iteration, runs `inner` Jacobi
+ * iterations on the interior with the halo frozen, and writes the
+ * interior to out.  Within an inner iteration every interior vertex
+ * computes its step from the same tile (as the GPU's threads do between
+ * two barriers), then all of them move.  Blocks read only x and write
+ * only their own interior of out, so the result does not depend on the
+ * order or the thread that runs them: the CPU output is the same bytes
+ * for any OMP_NUM_THREADS.
+ */
+#include <string.h>
+
+#include "solve.h"
+
+#define TILE_N (BLOCK_T * BLOCK_T)
+#define INNER_N (BLOCK_W * BLOCK_W)
+
+/* A block's working set, one per thread (the GPU's shared memory). */
+struct tile {
+	float x[TILE_N * 3];        /* positions, row pitch BLOCK_T */
+	float old[INNER_N * 3];     /* interior one inner iteration ago */
+	float step[INNER_N * 3];    /* this inner iteration's steps */
+	int at[INNER_N];            /* interior index -> tile index */
+	size_t gv[INNER_N];         /* interior index -> grid vertex */
+	int parity[INNER_N];
+	int nact;                   /* movable interior vertices */
+};
+
+/* Copies the tile of block (bx, by) from x; vertices past the grid's
+ * edge are zero and never read (their neighbour bits are clear). */
+static void tile_load(const struct problem *p, const float *x, int bx,
+		      int by, struct tile *t)
+{
+	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
+	for (int b = 0; b < BLOCK_T; b++) {
+		int j = j0 + b;
+		float *dst = t->x + 3 * b * BLOCK_T;
+		if (j < 0 || j >= p->h) {
+			memset(dst, 0, 3 * BLOCK_T * sizeof(float));
+			continue;
+		}
+		for (int a = 0; a < BLOCK_T; a++) {
+			int i = i0 + a;
+			const float *src = x + 3 * ((size_t)j * (size_t)p->w + (size_t)i);
+			for (int k = 0; k < 3; k++)
+				dst[3 * a + k] = i < 0 || i >= p->w ? 0.0f : src[k];
+		}
+	}
+	t->nact = 0;
+	for (int b = 0; b < BLOCK_W; b++)
+		for (int a = 0; a < BLOCK_W; a++) {
+			int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
+			if (i >= p->w || j >= p->h)
+				continue;
+			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+			if (!p->mov[v])
+				continue;
+			int q = t->nact++;
+			t->at[q] = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
+			t->gv[q] = v;
+			t->parity[q] = (i + j) & 1;
+		}
+}
+
+/* One inner Jacobi iteration with Chebyshev weight omega: every step
+ * from the same tile, then every move. */
+static void inner_iteration(const struct problem *p, struct tile *t,
+			    float omega)
+{
+	for (int q = 0; q < t->nact; q++) {
+		vec3 g;
+		float d;
+		size_t v = t->gv[q];
+		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
+				  p->nbr[v], t->parity[q], &p->c, &g, &d);
+		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
+	}
+	for (int q = 0; q < t->nact; q++) {
+		float *xq = t->x + 3 * t->at[q], *oq = t->old + 3 * q;
+		for (int k = 0; k < 3; k++) {
+			float now = xq[k];
+			xq[k] = cheb_mix(now + t->step[3 * q + k], oq[k], omega);
+			oq[k] = now;
+		}
+	}
+}
+
+/* The interior of the tile back into out (every vertex of it: those
+ * that do not move carry their value through). */
+static void tile_store(const struct problem *p, const struct tile *t,
+		       int bx, int by, float *out)
+{
+	for (int b = 0; b < BLOCK_W; b++) {
+		int j = by * BLOCK_W + b;
+		if (j >= p->h)
+			break;
+		int i0 = bx * BLOCK_W;
+		int m = p->w - i0 < BLOCK_W ? p->w - i0 : BLOCK_W;
+		memcpy(out + 3 * ((size_t)j * (size_t)p->w + (size_t)i0),
+		       t->x + 3 * ((b + BLOCK_HALO) * BLOCK_T + BLOCK_HALO),
+		       3 * (size_t)m * sizeof(float));
+	}
+}
+
+void block_step(const struct problem *p, const float *x, float *out,
+		int inner, float inner_rho)
+{
+	int nbx = (p->w + BLOCK_W - 1) / BLOCK_W;
+	int nby = (p->h + BLOCK_W - 1) / BLOCK_W;
+	long nblocks = (long)nbx * nby;
+	#pragma omp parallel
+	{
+		struct tile t;
+		#pragma omp for schedule(dynamic, 16)
+		for (long b = 0; b < nblocks; b++) {
+			int bx = (int)(b % nbx), by = (int)(b / nbx);
+			tile_load(p, x, bx, by, &t);
+			float omega = 1.0f;
+			for (int l = 0; l < inner && t.nact; l++) {
+				omega = inner_rho > 0 ?
+					cheb_omega(l, 1, inner_rho, omega) : 1.0f;
+				inner_iteration(p, &t, omega);
+			}
+			tile_store(p, &t, bx, by, out);
+		}
+	}
+}

@@ -1,0 +1,322 @@
+/* pleat-solve - the nonlinear optimisation: wrinkles on the grid.
+ *
+ * Reads grids (mask, rest, optionally panel and a starting x), minimises
+ * elasticity + bending + a weak pull towards the coarse shape, and writes
+ * each grid with its x channel set, everything else passed through. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "outfile.h"
+#include "progress.h"
+#include "solve.h"
+
+static const char usage_text[] =
+"usage: pleat-solve [-m method] [-n iterations] [-o file] [--model model]\n"
+"                   [--material name] [--stretch N/m] [--bend N*m]\n"
+"                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
+"                   [--step s] [--check-every n] [--inner n] [--rho r]\n"
+"                   [--inner-rho r] [--device device] [--stats file]\n"
+"                   [--progress] [-q] [file ...]\n"
+"\n"
+"Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
+"of each grid and write it with its x channel (the solution) set.\n"
+"\n"
+"  -m, --method M       gd, chebyshev or block (default block)\n"
+"  -n, --iterations N   outer iterations per grid (default 256)\n"
+"  -o, --output FILE    write to FILE instead of standard output\n"
+"      --model M        planar elasticity: fem or spring (default fem)\n"
+"      --material NAME  silk, cotton, polyester, wool or denim\n"
+"                       (default cotton)\n"
+"      --stretch E      stretch stiffness, N/m (overrides the material)\n"
+"      --bend B         bending rigidity, N*m (overrides the material)\n"
+"      --poisson NU     Poisson's ratio (overrides the material)\n"
+"      --density RHO    areal density, kg/m2 (overrides the material)\n"
+"      --shape K        pull towards the rest shape, 1/s2 (default 100;\n"
+"                       0: off)\n"
+"      --step S         preconditioned step (default 0.4)\n"
+"      --check-every N  check the energy every N iterations (default 8)\n"
+"      --inner N        block: inner iterations (default 4)\n"
+"      --rho R          outer Chebyshev spectral radius (default 0.992)\n"
+"      --inner-rho R    block: inner Chebyshev radius (default 0.75;\n"
+"                       0: off)\n"
+"      --device D       cpu, cuda or auto (default auto)\n"
+"      --stats FILE     write a JSON line per energy check to FILE\n"
+"      --progress       report each energy check on standard error\n"
+"  -q, --quiet          no summary line per grid\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"With no file, or when file is -, read standard input.\n"
+"See pleat-solve(1) and pleat-grid(5).\n";
+
+struct options {
+	struct solve_params sp;
+	const char *output, *stats, *device;
+	int progress, quiet;
+	char **files;
+	int nfiles;
+};
+
+enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
+       OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
+       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS };
+
+static const struct option longopts[] = {
+	{"method", required_argument, NULL, 'm'},
+	{"iterations", required_argument, NULL, 'n'},
+	{"output", required_argument, NULL, 'o'},
+	{"model", required_argument, NULL, OPT_MODEL},
+	{"material", required_argument, NULL, OPT_MATERIAL},
+	{"stretch", required_argument, NULL, OPT_STRETCH},
+	{"bend", required_argument, NULL, OPT_BEND},
+	{"poisson", required_argument, NULL, OPT_POISSON},
+	{"density", required_argument, NULL, OPT_DENSITY},
+	{"shape", required_argument, NULL, OPT_SHAPE},
+	{"step", required_argument, NULL, OPT_STEP},
+	{"check-every", required_argument, NULL, OPT_CHECK},
+	{"inner", required_argument, NULL, OPT_INNER},
+	{"rho", required_argument, NULL, OPT_RHO},
+	{"inner-rho", required_argument, NULL, OPT_INNER_RHO},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"stats", required_argument, NULL, OPT_STATS},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static enum solve_method parse_method(const char *s)
+{
+	if (strcmp(s, "gd") == 0)
+		return METHOD_GD;
+	if (strcmp(s, "chebyshev") == 0)
+		return METHOD_CHEBYSHEV;
+	if (strcmp(s, "block") == 0)
+		return METHOD_BLOCK;
+	usage_fail("--method: '%s' is not gd, chebyshev or block", s);
+}
+
+static unsigned parse_model(const char *s)
+{
+	if (strcmp(s, "fem") == 0)
+		return TERM_FEM | TERM_BEND;
+	if (strcmp(s, "spring") == 0)
+		return TERM_SPRING | TERM_BEND;
+	usage_fail("--model: '%s' is not fem or spring", s);
+}
+
+static void defaults(struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->sp.method = METHOD_BLOCK;
+	o->sp.terms = TERM_FEM | TERM_BEND;
+	o->sp.mat = *material_find("cotton");
+	o->sp.shape = 100;
+	o->sp.iterations = 256;
+	o->sp.step = 0.4;
+	o->sp.step_floor = 1e-4;
+	o->sp.check_every = 8;
+	o->sp.inner = 4;
+	o->sp.rho = 0.992;
+	o->sp.inner_rho = 0.75;
+	o->sp.cheb_delay = 32;
+	o->output = "-";
+	o->device = "auto";
+	o->progress = -1;
+}
+
+/* The material's fields given on the command line, NAN when not, applied
+ * after the preset whatever the order of the options. */
+struct overrides { double stretch, bend, poisson, density; };
+
+static void apply(struct material *m, const struct overrides *v)
+{
+	if (!isnan(v->stretch)) m->stretch = v->stretch;
+	if (!isnan(v->bend)) m->bend = v->bend;
+	if (!isnan(v->poisson)) m->poisson = v->poisson;
+	if (!isnan(v->density)) m->density = v->density;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	struct overrides v = {NAN, NAN, NAN, NAN};
+	const struct material *preset;
+	int c;
+	defaults(o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":m:n:o:qhV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'm': o->sp.method = parse_method(optarg); break;
+		case 'n': o->sp.iterations = (int)parse_long("--iterations", optarg, 0, 100000000); break;
+		case 'o': o->output = optarg; break;
+		case OPT_MODEL: o->sp.terms = parse_model(optarg); break;
+		case OPT_MATERIAL:
+			if (!(preset = material_find(optarg)))
+				usage_fail("--material: '%s' is not silk, cotton, "
+					   "polyester, wool or denim", optarg);
+			o->sp.mat = *preset;
+			break;
+		case OPT_STRETCH: v.stretch = parse_double("--stretch", optarg, 1e-3, 1e9); break;
+		case OPT_BEND: v.bend = parse_double("--bend", optarg, 0, 1); break;
+		case OPT_POISSON: v.poisson = parse_double("--poisson", optarg, 0, 0.49); break;
+		case OPT_DENSITY: v.density = parse_double("--density", optarg, 0, 100); break;
+		case OPT_SHAPE: o->sp.shape = parse_double("--shape", optarg, 0, 1e12); break;
+		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
+		case OPT_CHECK: o->sp.check_every = (int)parse_long("--check-every", optarg, 1, 1000000); break;
+		case OPT_INNER: o->sp.inner = (int)parse_long("--inner", optarg, 1, 64); break;
+		case OPT_RHO: o->sp.rho = parse_double("--rho", optarg, 0, 0.9999); break;
+		case OPT_INNER_RHO: o->sp.inner_rho = parse_double("--inner-rho", optarg, 0, 0.9999); break;
+		case OPT_DEVICE: o->device = optarg; break;
+		case OPT_STATS: o->stats = optarg; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("pleat-solve %s\n", PLEAT_VERSION); exit(0);
+		default: usage_bad_option(c, argv);
+		}
+	if (strcmp(o->device, "cpu") && strcmp(o->device, "cuda") &&
+	    strcmp(o->device, "auto"))
+		usage_fail("--device: '%s' is not cpu, cuda or auto", o->device);
+	apply(&o->sp.mat, &v);
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+}
+
+/* Where the per-check records go. */
+struct listener {
+	FILE *stats;
+	const char *name;
+	int grid;
+};
+
+static void on_check(const struct solve_event *ev, void *arg)
+{
+	const struct listener *l = arg;
+	if (l->stats)
+		fprintf(l->stats, "{\"grid\": %d, \"iteration\": %d, \"energy\": "
+			"%.17g, \"residual\": %.9g, \"step\": %.9g, \"seconds\": "
+			"%.6f, \"accepted\": %s}\n", l->grid, ev->iteration,
+			ev->k.energy, ev->k.residual, ev->step, ev->seconds,
+			ev->accepted ? "true" : "false");
+	progress("%s: grid %d: iteration %d: energy %.9g J, residual %.3g N, "
+		 "step %g%s", l->name, l->grid, ev->iteration, ev->k.energy,
+		 ev->k.residual, ev->step, ev->accepted ? "" :
+		 ": the energy rose, back to the last check with half the step");
+}
+
+static const char *method_name(enum solve_method m)
+{
+	return m == METHOD_GD ? "gd" : m == METHOD_CHEBYSHEV ? "chebyshev" :
+	       "block";
+}
+
+static void report(const struct options *o, const struct listener *l,
+		   const struct problem *p, const struct solve_result *r)
+{
+	if (o->quiet)
+		return;
+	double ms = r->iterations ? 1e3 * r->seconds / r->iterations : 0;
+	fprintf(stderr, "%s: %s: grid %d: %d x %d, %zu cloth vertices (%zu "
+		"free); %s, %d iterations: energy %.9g J, residual %.3g N, "
+		"%.3f ms/iteration on %d threads", progname, l->name, l->grid,
+		p->w, p->h, p->ninside, p->nfree, method_name(o->sp.method),
+		r->iterations, r->k.energy, r->k.residual, ms,
+		omp_get_max_threads());
+	if (r->halvings)
+		fprintf(stderr, ", %d step halvings (step %g)", r->halvings,
+			r->step);
+	fputc('\n', stderr);
+}
+
+static void solve_grid(const struct options *o, struct listener *l,
+		       struct grid *g)
+{
+	struct problem p;
+	struct solve_result r;
+	struct error e;
+	if (problem_init(&p, g, &o->sp, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	int bad = solve_run(&p, &o->sp, on_check, l, &r, &e);
+	if (bad)
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	struct grid_channel *x = grid_add(g, "x", GRID_F32, 3, &e);
+	if (!x)
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	memcpy(x->data, p.x, p.n * 3 * sizeof(float));
+	report(o, l, &p, &r);
+	problem_free(&p);
+}
+
+/* Every input opened before anything is written: a missing file is an
+ * error with nothing on the output. */
+static FILE **open_inputs(char **files, int n)
+{
+	FILE **f = xmalloc_array((size_t)n, sizeof *f);
+	for (int k = 0; k < n; k++) {
+		if (strcmp(files[k], "-") == 0) {
+			f[k] = stdin;
+			widen_pipe(fileno(stdin));
+		} else if (!(f[k] = fopen(files[k], "rb"))) {
+			die("cannot open %s: %s", files[k], strerror(errno));
+		}
+	}
+	return f;
+}
+
+static void solve_stream(const struct options *o, FILE *in, const char *name,
+			 FILE *out, FILE *stats)
+{
+	struct grid g;
+	struct error e;
+	struct grid_reader r = {.f = in, .name = name};
+	struct listener l = {stats, name, 0};
+	int res;
+	while ((res = grid_read(&r, &g, &e)) == 1) {
+		l.grid = r.index;
+		solve_grid(o, &l, &g);
+		if (grid_write(&g, out, o->output, &e))
+			die("%s", e.msg);
+		grid_free(&g);
+	}
+	if (res < 0)
+		die("%s", e.msg);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct outfile out;
+	struct error e;
+	FILE *stats = NULL;
+	char *stdin_name[] = {"-"};
+	progname = "pleat-solve";
+	parse_options(argc, argv, &o);
+	progress_init(o.progress);
+	/* this build has only the CPU backend: auto considers no GPU */
+	if (strcmp(o.device, "cuda") == 0)
+		die("--device cuda: this pleat was built without the CUDA backend");
+	char **files = o.nfiles ? o.files : stdin_name;
+	int nfiles = o.nfiles ? o.nfiles : 1;
+	FILE **in = open_inputs(files, nfiles);
+	if (o.stats && !(stats = fopen(o.stats, "w")))
+		die("cannot open %s: %s", o.stats, strerror(errno));
+	if (outfile_open(&out, o.output, 1, &e))
+		die("%s", e.msg);
+	for (int k = 0; k < nfiles; k++) {
+		solve_stream(&o, in[k], files[k], out.f, stats);
+		if (in[k] != stdin)
+			fclose(in[k]);
+	}
+	free(in);
+	if (stats && fclose(stats) == EOF)
+		die("write error on %s", o.stats);
+	if (outfile_close(&out, &e))
+		die("%s", e.msg);
+	return 0;
+}

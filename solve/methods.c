@@ -1,0 +1,140 @@
+/* methods.c - the plain descent step, the outer Chebyshev acceleration
+ * and the outer loop with its step control.
+ *
+ * Every step reads the iterate x and writes a new one (Jacobi: no vertex
+ * sees another's update within a step), so the result does not depend on
+ * the thread count.  Step control: every check_every iterations, and
+ * after the last, F is computed; when it rose by more than float rounding
+ * of the positions can explain (struct check's noise), or is not finite,
+ * the loop goes back to the last accepted iterate, halves the step and
+ * restarts the Chebyshev sequence (delay included), as from a new start.
+ * What it returns is always an accepted iterate, so never NaN.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "progress.h"
+#include "solve.h"
+
+void gd_step(const struct problem *p, const float *x, float *out)
+{
+	#pragma omp parallel for schedule(static)
+	for (int j = 0; j < p->h; j++)
+		for (int i = 0; i < p->w; i++) {
+			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+			const float *xv = x + 3 * v;
+			vec3 s = v3(0.0f, 0.0f, 0.0f);
+			if (p->mov[v]) {
+				vec3 g;
+				float d;
+				solve_vertex_grad(xv, p->w, p->rest + 3 * v,
+						  p->nbr[v], (i + j) & 1, &p->c,
+						  &g, &d);
+				s = solve_vertex_step(g, d, p->c.step);
+			}
+			out[3 * v] = xv[0] + s.x;
+			out[3 * v + 1] = xv[1] + s.y;
+			out[3 * v + 2] = xv[2] + s.z;
+		}
+}
+
+/* out = omega (out - prev) + prev on the moving vertices. */
+static void cheb_apply(const struct problem *p, float *out,
+		       const float *prev, float omega)
+{
+	#pragma omp parallel for schedule(static)
+	for (long v = 0; v < (long)p->n; v++)
+		if (p->mov[v])
+			for (int k = 0; k < 3; k++)
+				out[3 * v + k] = cheb_mix(out[3 * v + k],
+							  prev[3 * v + k], omega);
+}
+
+static void one_step(struct problem *p, const struct solve_params *sp)
+{
+	if (sp->method == METHOD_BLOCK)
+		block_step(p, p->x, p->next, sp->inner, (float)sp->inner_rho);
+	else
+		gd_step(p, p->x, p->next);
+}
+
+/* prev <- x <- next, the old prev becoming the next scratch buffer. */
+static void rotate(struct problem *p)
+{
+	float *t = p->prev;
+	p->prev = p->x;
+	p->x = p->next;
+	p->next = t;
+}
+
+static void emit(solve_listener listen, void *arg, int it,
+		 const struct check *k, double step, double t0, int accepted)
+{
+	struct solve_event ev = {it, *k, step, now_seconds() - t0, accepted};
+	if (listen)
+		listen(&ev, arg);
+}
+
+int solve_run(struct problem *p, const struct solve_params *sp,
+	      solve_listener listen, void *arg, struct solve_result *res,
+	      struct error *e)
+{
+	size_t bytes = p->n * 3 * sizeof(float);
+	struct check good, k;
+	double step = sp->step, t0 = now_seconds();
+	int kc = 0, it;
+	float omega = 1.0f;
+
+	memset(res, 0, sizeof *res);
+	p->c.step = (float)step;
+	memcpy(p->prev, p->x, bytes);
+	memcpy(p->good, p->x, bytes);
+	problem_check(p, p->x, &good);
+	emit(listen, arg, 0, &good, step, t0, 1);
+	if (!isfinite(good.energy))
+		return error_set(e, "the energy at the starting point is not "
+				 "finite");
+	for (it = 1; it <= sp->iterations; it++) {
+		one_step(p, sp);
+		if (sp->method != METHOD_GD) {
+			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
+					   omega);
+			if (omega != 1.0f)
+				cheb_apply(p, p->next, p->prev, omega);
+		}
+		kc++;
+		rotate(p);
+		if (it % sp->check_every && it < sp->iterations)
+			continue;
+		problem_check(p, p->x, &k);
+		int ok = isfinite(k.energy) &&
+			 k.energy <= good.energy + good.noise + k.noise;
+		emit(listen, arg, it, &k, step, t0, ok);
+		if (ok) {
+			memcpy(p->good, p->x, bytes);
+			good = k;
+			continue;
+		}
+		memcpy(p->x, p->good, bytes);
+		memcpy(p->prev, p->good, bytes);
+		step *= 0.5;
+		p->c.step = (float)step;
+		kc = 0;
+		omega = 1.0f;
+		res->halvings++;
+		if (step < sp->step_floor) {
+			res->iterations = it;
+			res->k = good;
+			res->step = step;
+			res->seconds = now_seconds() - t0;
+			return error_set(e, "the energy keeps rising: the step "
+					 "fell below %g at iteration %d", sp->step_floor,
+					 it);
+		}
+	}
+	res->iterations = sp->iterations;
+	res->k = good;
+	res->step = step;
+	res->seconds = now_seconds() - t0;
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* objective.c - the problem pleat-solve builds from a grid, and the
+ * objective's value, gradient norm and noise level at a point.
+ *
+ * The checks of the step control compare energies, so they are computed
+ * carefully: every vertex's share in double (from the float positions,
+ * converted row by row), summed per row and then over the rows in order,
+ * so the figure is the same whatever the thread count. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solve.h"
+#include "util.h"
+
+/* A channel that must be there with this type, or a message that says
+ * what to do. */
+static struct grid_channel *need(const struct grid *g, const char *name,
+				 enum grid_type t, int comps, struct error *e)
+{
+	struct grid_channel *c = grid_find(g, name);
+	if (!c) {
+		error_set(e, "has no '%s' channel (%s x %d): run pleat-resample "
+			  "first", name, grid_type_name(t), comps);
+		return NULL;
+	}
+	if (c->type != t || c->comps != comps) {
+		error_set(e, "its '%s' channel is %s x %d, not %s x %d", name,
+			  grid_type_name(c->type), c->comps, grid_type_name(t),
+			  comps);
+		return NULL;
+	}
+	return c;
+}
+
+/* Every value of a float channel must be finite: a NaN would spread
+ * through the whole cloth in a few iterations. */
+static int check_finite(const struct grid *g, const struct grid_channel *c,
+			struct error *e)
+{
+	const float *v = c->data;
+	size_t m = grid_vertices(g) * (size_t)c->comps;
+	for (size_t k = 0; k < m; k++)
+		if (!isfinite(v[k])) {
+			size_t at = k / (size_t)c->comps;
+			return error_set(e, "'%s' is not finite (%g) at vertex "
+					 "(%zu, %zu)", c->name, (double)v[k],
+					 at % (size_t)g->width,
+					 at / (size_t)g->width);
+		}
+	return 0;
+}
+
+static int check_channels(const struct grid *g, struct error *e)
+{
+	const struct grid_channel *rest, *x, *panel;
+	if (!need(g, "mask", GRID_U8, 1, e))
+		return -1;
+	if (!(rest = need(g, "rest", GRID_F32, 3, e)))
+		return -1;
+	if ((panel = grid_find(g, "panel")) && !need(g, "panel", GRID_U16, 1, e))
+		return -1;
+	if ((x = grid_find(g, "x")) && !need(g, "x", GRID_F32, 3, e))
+		return -1;
+	if (check_finite(g, rest, e) || (x && check_finite(g, x, e)))
+		return -1;
+	return 0;
+}
+
+/* Which vertices move: cloth vertices, not pinned.  Ghosts are not
+ * cloth (they hold the boundary condition). */
+static void movable(struct problem *p, const uint8_t *mask)
+{
+	p->ninside = p->nfree = 0;
+	for (size_t v = 0; v < p->n; v++) {
+		int in = (mask[v] & MASK_INSIDE) != 0;
+		p->mov[v] = in && !(mask[v] & (MASK_FIXED | MASK_GHOST));
+		p->ninside += (size_t)in;
+		p->nfree += p->mov[v];
+	}
+}
+
+static float *buffer(size_t n, struct error *e)
+{
+	float *b = big_alloc(n * 3 * sizeof(float));
+	if (!b)
+		error_set(e, "out of memory for %zu vertices", n);
+	return b;
+}
+
+int problem_init(struct problem *p, struct grid *g,
+		 const struct solve_params *sp, struct error *e)
+{
+	struct level_constants lc;
+	memset(p, 0, sizeof *p);
+	if (check_channels(g, e))
+		return -1;
+	p->w = g->width;
+	p->h = g->height;
+	p->n = grid_vertices(g);
+	p->rest = grid_find(g, "rest")->data;
+	p->nbr = xmalloc_array(p->n, sizeof *p->nbr);
+	p->mov = xmalloc_array(p->n, 1);
+	if (energy_neighbours(g, p->nbr, e))
+		return -1;
+	movable(p, grid_find(g, "mask")->data);
+	if (p->ninside == 0)
+		return error_set(e, "the mask has no cloth (inside) vertex");
+
+	level_constants_init(&lc, &sp->mat, g->cell);
+	energy_coef_init_f(&p->c.e, &lc, BEND_HINGES);
+	energy_coef_init_d(&p->cd, &lc, BEND_HINGES);
+	p->c.terms = sp->terms;
+	p->shape = sp->shape * lc.mass;
+	p->c.shape = (float)p->shape;
+	p->c.step = (float)sp->step;
+
+	size_t bytes = p->n * 3 * sizeof(float);
+	if (!(p->x = buffer(p->n, e)) || !(p->prev = buffer(p->n, e)) ||
+	    !(p->next = buffer(p->n, e)) || !(p->good = buffer(p->n, e)))
+		return -1;
+	const struct grid_channel *x = grid_find(g, "x");
+	memcpy(p->x, x ? x->data : p->rest, bytes);
+	return 0;
+}
+
+void problem_free(struct problem *p)
+{
+	free(p->x);
+	free(p->prev);
+	free(p->next);
+	free(p->good);
+	free(p->nbr);
+	free(p->mov);
+	memset(p, 0, sizeof *p);
+}
+
+/* Rows j-2 .. j+2 of x in double, into buf (5 rows of pitch w): the
+ * energies read at most two rows away. */
+static void rows_to_double(const struct problem *p, const float *x, int j,
+			   double *buf)
+{
+	size_t row = 3 * (size_t)p->w;
+	for (int r = -2; r <= 2; r++) {
+		if (j + r < 0 || j + r >= p->h)
+			continue;
+		const float *src = x + (size_t)(j + r) * row;
+		double *dst = buf + (size_t)(r + 2) * row;
+		for (size_t k = 0; k < row; k++)
+			dst[k] = src[k];
+	}
+}
+
+/* Row j's share of the check: energy (double), squared gradient norm and
+ * noise (see struct check). */
+static void check_row(const struct problem *p, const float *x, int j,
+		      double *buf, double out[3])
+{
+	double en = 0, g2 = 0, noise = 0;
+	rows_to_double(p, x, j, buf);
+	for (int i = 0; i < p->w; i++) {
+		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+		int parity = (i + j) & 1;
+		if (p->nbr[v])
+			en += energy_vertex_d(buf + 3 * (2 * (size_t)p->w + i),
+					      p->w, p->nbr[v], parity, &p->cd,
+					      p->c.terms);
+		if (!p->mov[v])
+			continue;
+		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
+		vec3 g;
+		float d;
+		solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v, p->nbr[v],
+				  parity, &p->c, &g, &d);
+		g2 += (double)v3_norm2(g);
+		/* one ulp of each coordinate: first order through the
+		 * gradient, second order through the preconditioner */
+		double big = fmax(fabs(x[3 * v]), fmax(fabs(x[3 * v + 1]),
+						       fabs(x[3 * v + 2])));
+		double u = FLT_EPSILON * big;
+		noise += (fabs(g.x) + fabs(g.y) + fabs(g.z)) * u + d * u * u;
+	}
+	out[0] = en;
+	out[1] = g2;
+	out[2] = noise;
+}
+
+void problem_check(const struct problem *p, const float *x, struct check *k)
+{
+	double *rows = xmalloc_array((size_t)p->h, 3 * sizeof(double));
+	#pragma omp parallel
+	{
+		double *buf = xmalloc_array(5 * 3 * (size_t)p->w, sizeof(double));
+		#pragma omp for schedule(static)
+		for (int j = 0; j < p->h; j++)
+			check_row(p, x, j, buf, rows + 3 * (size_t)j);
+		free(buf);
+	}
+	/* the rows in order: the same sum for any thread count */
+	double en = 0, g2 = 0, noise = 0;
+	for (int j = 0; j < p->h; j++) {
+		en += rows[3 * j];
+		g2 += rows[3 * j + 1];
+		noise += rows[3 * j + 2];
+	}
+	free(rows);
+	k->energy = en;
+	k->residual = sqrt(g2);
+	k->noise = noise;
+}

@@ -1,0 +1,99 @@
+/* solve.h - pleat-solve's pieces: the problem built from a grid
+ * (objective.c), the steps of the methods (block.c, methods.c) and the
+ * outer loop with its step control (methods.c). */
+#ifndef PLEAT_SOLVE_H
+#define PLEAT_SOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "grid.h"
+#include "material.h"
+#include "solver.h"
+
+enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK };
+
+/* The block method's geometry: W x W interiors, a halo of 2 (bending
+ * reaches two vertices away), tiles of T x T. */
+#define BLOCK_W    8
+#define BLOCK_HALO 2
+#define BLOCK_T    (BLOCK_W + 2 * BLOCK_HALO)
+
+/* Everything the options decide about one solve. */
+struct solve_params {
+	enum solve_method method;
+	unsigned terms;          /* TERM_FEM or TERM_SPRING, | TERM_BEND */
+	struct material mat;
+	double shape;            /* k_shape, 1/s² */
+	int iterations;
+	double step;
+	double step_floor;       /* give up when the step falls below */
+	int check_every;
+	int inner;               /* block: inner iterations */
+	double rho;              /* outer Chebyshev */
+	double inner_rho;        /* block: inner Chebyshev, 0 = off */
+	int cheb_delay;          /* outer iterations before Chebyshev */
+};
+
+/* One grid's problem.  x, prev and next are the solver's own buffers;
+ * rest, mask and panel point into the grid. */
+struct problem {
+	int w, h;
+	size_t n;                /* w * h */
+	size_t ninside, nfree;   /* cloth vertices, and those that move */
+	const float *rest;
+	float *x, *prev, *next, *good;
+	uint32_t *nbr;           /* energy neighbour words */
+	uint8_t *mov;            /* 1 where the vertex moves */
+	struct solve_coef c;
+	struct energy_coef_d cd; /* the same constants in double, for F */
+	double shape;            /* k_shape * m, N/m */
+};
+
+/* The objective at one point, as a check sees it. */
+struct check {
+	double energy;           /* F(x), J, summed in double */
+	double residual;         /* |grad F| over the free vertices, N */
+	double noise;            /* the change of F that one ulp of every
+				    coordinate can explain, J */
+};
+
+/* objective.c */
+int problem_init(struct problem *p, struct grid *g,
+		 const struct solve_params *sp, struct error *e);
+void problem_free(struct problem *p);
+void problem_check(const struct problem *p, const float *x, struct check *k);
+
+/* block.c: one outer iteration of the block method, x -> out. */
+void block_step(const struct problem *p, const float *x, float *out,
+		int inner, float inner_rho);
+
+/* methods.c */
+void gd_step(const struct problem *p, const float *x, float *out);
+
+/* One line of the run's record, for --stats and --progress. */
+struct solve_event {
+	int iteration;
+	struct check k;
+	double step, seconds;
+	int accepted;
+};
+typedef void (*solve_listener)(const struct solve_event *ev, void *arg);
+
+struct solve_result {
+	int iterations;
+	struct check k;          /* at the returned x */
+	double seconds;          /* the iterations, checks included */
+	int halvings;
+	double step;             /* the step at the end */
+};
+
+/* Runs sp->iterations of the method from p->x, leaving the last accepted
+ * iterate in p->x.  Returns 0, or -1 with e set when the step fell below
+ * its floor (p->x then holds the last accepted iterate). */
+int solve_run(struct problem *p, const struct solve_params *sp,
+	      solve_listener listen, void *arg, struct solve_result *res,
+	      struct error *e);
+
+#endif

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# pleat-solve: rest stays rest, a compressed strip buckles with a falling
+# energy, the methods converge in the expected order, the CPU result does
+# not depend on the thread count, bad input is refused.  The inputs and
+# measurements come from tests/unit/test_solve.c.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup() {
+	T="$PLEAT_TESTBIN/test_solve"
+	W="$BATS_TEST_TMPDIR"
+	# a flat strip 0.2 m x 0.05 m, 3D = pattern, 64 cells along
+	printf 'v 0 0 0\nv 0.2 0 0\nv 0.2 0.05 0\nv 0 0.05 0\nvt 0 0\nvt 0.2 0\nvt 0.2 0.05\nvt 0 0.05\nf 1/1 2/2 3/3 4/4\n' > "$W/strip.obj"
+}
+
+# The strip compressed by 10% along its length, ends pinned, lifted by a
+# random 10 micrometres.
+compressed_strip() {
+	pleat-resample -s 64 "$W/strip.obj" > "$W/strip.grid"
+	"$T" compress "$W/strip.grid" "$W/cs.grid" 0.9 1e-5
+}
+
+# energy_at FILE ITERATION: the energy of that check in a --stats file.
+energy_at() {
+	grep "\"iteration\": $2," "$1" | sed 's/.*"energy": \([^,]*\),.*/\1/'
+}
+
+@test "a flat sheet at rest stays at rest (1000 iterations, < 1e-7 m)" {
+	"$PLEAT_TESTBIN/test_resample" square-obj > "$W/square.obj"
+	pleat-resample -s 32 "$W/square.obj" > "$W/sq.grid"
+	pleat-solve -q -n 1000 "$W/sq.grid" > "$W/out.grid"
+	run "$T" measure "$W/out.grid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r _ disp _ < <(echo "$output")
+	awk -v d="$disp" 'BEGIN { exit !(d < 1e-7) }'
+}
+
+@test "a strip compressed by 10% buckles; the energy never rises between checks" {
+	compressed_strip
+	pleat-solve -q --stats "$W/st.json" "$W/cs.grid" > "$W/out.grid"
+	run "$T" measure "$W/out.grid"
+	echo "$output"
+	read -r _ _ _ maxz _ < <(echo "$output")
+	# from 1e-5 to well over a millimetre
+	awk -v z="$maxz" 'BEGIN { exit !(z > 1e-3) }'
+	# every check accepted, energies non-increasing
+	run grep -c '"accepted": false' "$W/st.json"
+	[ "$output" -eq 0 ]
+	sed 's/.*"energy": \([^,]*\),.*/\1/' "$W/st.json" |
+		awk 'NR > 1 && $1 > last { print "rose at line " NR; bad = 1 }
+		     { last = $1 } END { exit bad }'
+	[ "$(wc -l < "$W/st.json")" -eq 33 ]   # iteration 0 and every 8th
+}
+
+@test "after 256 iterations, relative error: block < chebyshev < gd" {
+	compressed_strip
+	export OMP_NUM_THREADS=1
+	pleat-solve -q -n 4000 --stats "$W/star.json" "$W/cs.grid" > /dev/null
+	fstar=$(energy_at "$W/star.json" 4000)
+	f0=$(energy_at "$W/star.json" 0)
+	for m in gd chebyshev block; do
+		pleat-solve -q -m "$m" --stats "$W/$m.json" "$W/cs.grid" > /dev/null
+		fk=$(energy_at "$W/$m.json" 256)
+		eval "rel_$m=$(awk -v a="$fk" -v s="$fstar" -v z="$f0" 'BEGIN { printf "%.6g", (a - s) / (z - s) }')"
+	done
+	echo "# F0 $f0 F* $fstar (4000 block iterations)" >&3
+	echo "# relative error after 256: gd $rel_gd chebyshev $rel_chebyshev block $rel_block" >&3
+	awk -v g="$rel_gd" -v c="$rel_chebyshev" -v b="$rel_block" \
+		'BEGIN { exit !(b > 0 && b < c && c < g && g < 1) }'
+}
+
+@test "the result is the same bytes with 1 and 2 threads, every method" {
+	compressed_strip
+	for m in block chebyshev gd; do
+		OMP_NUM_THREADS=1 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/a.grid"
+		OMP_NUM_THREADS=2 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/b.grid"
+		cmp "$W/a.grid" "$W/b.grid"
+	done
+}
+
+@test "x is added; every other channel and key passes through unchanged" {
+	pleat-resample -s 64 "$W/strip.obj" > "$W/strip.grid"
+	cat "$W/strip.grid" "$W/strip.grid" > "$W/two.grid"
+	pleat-solve -q -n 8 -o "$W/out.grid" "$W/two.grid"
+	run pleat-grid info "$W/out.grid"
+	[ "$(grep -c 'channel x  *f32 x 3' <<< "$output")" -eq 2 ]
+	cmp <(pleat-grid cat -d x "$W/out.grid") <(pleat-grid cat "$W/two.grid")
+}
+
+# bad INPUT-FILE MESSAGE: exit 1, the message, nothing on stdout.
+bad() {
+	run --separate-stderr pleat-solve -n 4 "$1"
+	echo "status $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "pleat-solve: $1: grid 1: "*"$2"* ]]
+}
+
+@test "bad input: NaN or inf in rest or x, no cloth, no rest, a mistyped x" {
+	compressed_strip
+	"$T" set "$W/cs.grid" rest nan > "$W/nan.grid"
+	bad "$W/nan.grid" "'rest' is not finite (nan) at vertex"
+	"$T" set "$W/cs.grid" x inf > "$W/inf.grid"
+	bad "$W/inf.grid" "'x' is not finite (inf) at vertex"
+	"$T" set "$W/cs.grid" mask 0 > "$W/empty.grid"
+	bad "$W/empty.grid" "the mask has no cloth (inside) vertex"
+	pleat-grid cat -d rest "$W/cs.grid" > "$W/norest.grid"
+	bad "$W/norest.grid" "has no 'rest' channel (f32 x 3): run pleat-resample first"
+	pleat-grid cat -d mask "$W/cs.grid" > "$W/nomask.grid"
+	bad "$W/nomask.grid" "has no 'mask' channel (u8 x 1)"
+}
+
+@test "option errors: exit 2 naming the option; --device cuda without CUDA: exit 1" {
+	run --separate-stderr pleat-solve --method newton
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--method: 'newton'"* ]]
+	run --separate-stderr pleat-solve --step 0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--step"* ]]
+	run --separate-stderr pleat-solve --material tweed
+	[ "$status" -eq 2 ]
+	run --separate-stderr pleat-solve --device cuda
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pleat-solve: --device cuda: this pleat was built without the CUDA backend" ]
+}
+
+@test "too long a step: the energy rises, the step is halved, accepted checks still fall" {
+	compressed_strip
+	run --separate-stderr pleat-solve -n 128 --step 2 --stats "$W/st.json" "$W/cs.grid"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"step halvings"* ]]
+	grep -q '"accepted": false' "$W/st.json"
+	grep -v '"accepted": false' "$W/st.json" | sed 's/.*"energy": \([^,]*\),.*/\1/' |
+		awk 'NR > 1 && $1 > last { print "rose at line " NR; bad = 1 }
+		     { last = $1 } END { exit bad }'
+}

@@ -1,0 +1,207 @@
+/* test_solve - independent inputs and measurements for tests/solve.bats.
+ *
+ *   test_solve compress IN OUT S PERTURB   the first grid of IN with rest
+ *        and x scaled by S along the first axis about the cloth's centre,
+ *        x lifted by a deterministic random PERTURB (metres, uniform in
+ *        [-PERTURB, PERTURB]) along the third, and the cloth vertices of
+ *        the first and last cloth columns pinned (MASK_FIXED)
+ *   test_solve measure FILE   for each grid: the largest |x - rest| and
+ *        |z| over the cloth, and the sign changes of z along the cloth's
+ *        middle row: "disp D maxz Z signs N length L" (L the row's span
+ *        in x, metres)
+ *   test_solve set FILE CHANNEL VALUE   the first grid of FILE with the
+ *        first component of CHANNEL (f32) set to VALUE (nan, inf or a
+ *        number) at its middle vertex, or, with CHANNEL mask, every mask
+ *        value set to VALUE; written to standard output
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+
+static void load(const char *path, struct grid *g)
+{
+	struct error e;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	struct grid_reader r = {.f = f, .name = path};
+	if (grid_read(&r, g, &e) != 1) {
+		fprintf(stderr, "%s\n", e.msg);
+		exit(1);
+	}
+	fclose(f);
+}
+
+static void *channel(const struct grid *g, const char *name, enum grid_type t,
+		     int comps)
+{
+	struct grid_channel *c = grid_find_typed(g, name, t, comps);
+	if (!c) {
+		fprintf(stderr, "no channel %s\n", name);
+		exit(1);
+	}
+	return c->data;
+}
+
+static void save(const struct grid *g, const char *path)
+{
+	struct error e;
+	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!f || grid_write(g, f, path, &e) || (f != stdout && fclose(f))) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double urand(void)  /* uniform in [-1, 1) */
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static int compress(const char *in, const char *out, double s, double pert)
+{
+	struct grid g;
+	struct error e;
+	load(in, &g);
+	uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	float *rest = channel(&g, "rest", GRID_F32, 3);
+	struct grid_channel *xc = grid_add(&g, "x", GRID_F32, 3, &e);
+	if (!xc) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 1;
+	}
+	float *x = xc->data;
+	size_t n = grid_vertices(&g);
+	int lo = g.width, hi = -1;
+	double xmin = INFINITY, xmax = -INFINITY;
+	for (size_t v = 0; v < n; v++)
+		if (mask[v] & MASK_INSIDE) {
+			int i = (int)(v % (size_t)g.width);
+			lo = i < lo ? i : lo;
+			hi = i > hi ? i : hi;
+			xmin = fmin(xmin, rest[3 * v]);
+			xmax = fmax(xmax, rest[3 * v]);
+		}
+	double mid = 0.5 * (xmin + xmax);
+	for (size_t v = 0; v < n; v++) {
+		int i = (int)(v % (size_t)g.width);
+		rest[3 * v] = (float)(mid + s * (rest[3 * v] - mid));
+		x[3 * v] = rest[3 * v];
+		x[3 * v + 1] = rest[3 * v + 1];
+		x[3 * v + 2] = rest[3 * v + 2];
+		if (!(mask[v] & MASK_INSIDE))
+			continue;
+		x[3 * v + 2] += (float)(pert * urand());
+		if (i == lo || i == hi)
+			mask[v] |= MASK_FIXED;
+	}
+	save(&g, out);
+	grid_free(&g);
+	return 0;
+}
+
+static void measure_grid(const struct grid *g)
+{
+	const uint8_t *mask = channel(g, "mask", GRID_U8, 1);
+	const float *rest = channel(g, "rest", GRID_F32, 3);
+	const float *x = channel(g, "x", GRID_F32, 3);
+	size_t n = grid_vertices(g);
+	double disp = 0, maxz = 0;
+	int jlo = g->height, jhi = -1;
+	for (size_t v = 0; v < n; v++) {
+		if (!(mask[v] & MASK_INSIDE))
+			continue;
+		double d2 = 0;
+		for (int k = 0; k < 3; k++)
+			d2 += pow((double)x[3 * v + k] - rest[3 * v + k], 2);
+		disp = fmax(disp, sqrt(d2));
+		maxz = fmax(maxz, fabs(x[3 * v + 2]));
+		int j = (int)(v / (size_t)g->width);
+		jlo = j < jlo ? j : jlo;
+		jhi = j > jhi ? j : jhi;
+	}
+	/* the middle row: sign changes of z, ignoring exact zeros */
+	int j = (jlo + jhi) / 2, signs = 0, last = 0;
+	double x0 = INFINITY, x1 = -INFINITY;
+	for (int i = 0; i < g->width; i++) {
+		size_t v = (size_t)j * (size_t)g->width + (size_t)i;
+		if (!(mask[v] & MASK_INSIDE))
+			continue;
+		x0 = fmin(x0, x[3 * v]);
+		x1 = fmax(x1, x[3 * v]);
+		float z = x[3 * v + 2];
+		int s = z > 0 ? 1 : z < 0 ? -1 : 0;
+		if (s && last && s != last)
+			signs++;
+		if (s)
+			last = s;
+	}
+	printf("disp %.9g maxz %.9g signs %d length %.9g\n", disp, maxz, signs,
+	       x1 - x0);
+}
+
+static int measure(const char *path)
+{
+	struct grid g;
+	struct error e;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	struct grid_reader r = {.f = f, .name = path};
+	int res;
+	while ((res = grid_read(&r, &g, &e)) == 1) {
+		measure_grid(&g);
+		grid_free(&g);
+	}
+	fclose(f);
+	if (res < 0)
+		fprintf(stderr, "%s\n", e.msg);
+	return res < 0;
+}
+
+static int set(const char *path, const char *name, const char *value)
+{
+	struct grid g;
+	load(path, &g);
+	double val = strtod(value, NULL);
+	size_t n = grid_vertices(&g);
+	if (strcmp(name, "mask") == 0) {
+		memset(channel(&g, "mask", GRID_U8, 1), (int)val, n);
+	} else {
+		struct grid_channel *c = grid_find(&g, name);
+		if (!c || c->type != GRID_F32) {
+			fprintf(stderr, "no f32 channel %s\n", name);
+			return 1;
+		}
+		size_t mid = (size_t)(g.height / 2) * (size_t)g.width +
+			     (size_t)(g.width / 2);
+		((float *)c->data)[mid * (size_t)c->comps] = (float)val;
+	}
+	save(&g, "-");
+	grid_free(&g);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && strcmp(argv[1], "compress") == 0)
+		return compress(argv[2], argv[3], atof(argv[4]), atof(argv[5]));
+	if (argc == 3 && strcmp(argv[1], "measure") == 0)
+		return measure(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "set") == 0)
+		return set(argv[2], argv[3], argv[4]);
+	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
+		"measure FILE | set FILE CHANNEL VALUE\n");
+	return 2;
+}
