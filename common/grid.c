@@ -740,6 +740,19 @@ int grid_read(struct grid_reader *r, struct grid *g, struct error *e)
 	return res;
 }
 
+int grid_load(const char *path, struct grid *g, struct error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return error_set(e, "cannot open %s: %s", path, strerror(errno));
+	struct grid_reader r = {.f = f, .name = path};
+	int res = grid_read(&r, g, e);
+	fclose(f);
+	if (res == 0)
+		return error_set(e, "%s: holds no grid (the file is empty)", path);
+	return res < 0 ? -1 : 0;
+}
+
 int grid_read_mem(const void *buf, size_t len, const char *name,
 		  struct grid *g, size_t *used, struct error *e)
 {

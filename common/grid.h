@@ -107,6 +107,10 @@ int grid_set_extra(struct grid *g, const char *key, const char *value,
  * message naming the stream, the grid and the place. */
 int grid_read(struct grid_reader *r, struct grid *g, struct error *e);
 
+/* Reads the first grid of the file at path (a coarser level, a previous
+ * frame).  A file holding no grid is an error.  Returns 0 or -1. */
+int grid_load(const char *path, struct grid *g, struct error *e);
+
 /* Reads a grid from memory (fuzzing): same checks, reading `len` bytes. */
 int grid_read_mem(const void *buf, size_t len, const char *name,
 		  struct grid *g, size_t *used, struct error *e);

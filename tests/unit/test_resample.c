@@ -45,17 +45,10 @@ static int square_obj(void)
 static void load(const char *path, struct grid *g)
 {
 	struct error e;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	struct grid_reader r = {.f = f, .name = path};
-	if (grid_read(&r, g, &e) != 1) {
+	if (grid_load(path, g, &e)) {
 		fprintf(stderr, "%s\n", e.msg);
 		exit(1);
 	}
-	fclose(f);
 }
 
 static void *channel(const struct grid *g, const char *name, enum grid_type t,
