@@ -740,6 +740,26 @@ int grid_read(struct grid_reader *r, struct grid *g, struct error *e)
 	return res;
 }
 
+int grid_equal(const struct grid *a, const struct grid *b)
+{
+	if (a->width != b->width || a->height != b->height ||
+	    a->cell != b->cell || a->origin[0] != b->origin[0] ||
+	    a->origin[1] != b->origin[1] || a->nchannels != b->nchannels ||
+	    a->nextra != b->nextra)
+		return 0;
+	for (int i = 0; i < a->nextra; i++)
+		if (strcmp(a->extra[i], b->extra[i]))
+			return 0;
+	for (int i = 0; i < a->nchannels; i++) {
+		const struct grid_channel *p = &a->channels[i], *q = &b->channels[i];
+		if (strcmp(p->name, q->name) || p->type != q->type ||
+		    p->comps != q->comps ||
+		    memcmp(p->data, q->data, grid_channel_bytes(a, p)))
+			return 0;
+	}
+	return 1;
+}
+
 int grid_load(const char *path, struct grid *g, struct error *e)
 {
 	FILE *f = fopen(path, "rb");

@@ -107,6 +107,10 @@ int grid_set_extra(struct grid *g, const char *key, const char *value,
  * message naming the stream, the grid and the place. */
 int grid_read(struct grid_reader *r, struct grid *g, struct error *e);
 
+/* Whether two grids are the same bit for bit: geometry, optional keys,
+ * channel names, types and data. */
+int grid_equal(const struct grid *a, const struct grid *b);
+
 /* Reads the first grid of the file at path (a coarser level, a previous
  * frame).  A file holding no grid is an error.  Returns 0 or -1. */
 int grid_load(const char *path, struct grid *g, struct error *e);

@@ -23,26 +23,6 @@ static void fail(const char *what, const char *msg)
 	abort();
 }
 
-static int same_grid(const struct grid *a, const struct grid *b)
-{
-	if (a->width != b->width || a->height != b->height ||
-	    a->cell != b->cell || a->origin[0] != b->origin[0] ||
-	    a->origin[1] != b->origin[1] || a->nchannels != b->nchannels ||
-	    a->nextra != b->nextra)
-		return 0;
-	for (int i = 0; i < a->nextra; i++)
-		if (strcmp(a->extra[i], b->extra[i]))
-			return 0;
-	for (int i = 0; i < a->nchannels; i++) {
-		const struct grid_channel *p = &a->channels[i], *q = &b->channels[i];
-		if (strcmp(p->name, q->name) || p->type != q->type ||
-		    p->comps != q->comps ||
-		    memcmp(p->data, q->data, grid_channel_bytes(a, p)))
-			return 0;
-	}
-	return 1;
-}
-
 /* grid_write then grid_read_mem gives the same grid, using every byte. */
 static void round_trip(const struct grid *g)
 {
@@ -58,7 +38,7 @@ static void round_trip(const struct grid *g)
 	fclose(f);
 	if (grid_read_mem(buf, len, "written", &back, &used, &e) != 1)
 		fail("re-reading a written grid", e.msg);
-	if (used != len || !same_grid(g, &back))
+	if (used != len || !grid_equal(g, &back))
 		fail("round trip changed the grid", NULL);
 	grid_free(&back);
 	free(buf);
@@ -89,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail(e.msg, es.msg);
 		if (res != 1)
 			break;
-		if (f && (!same_grid(&g, &h) || r.offset != off + used))
+		if (f && (!grid_equal(&g, &h) || r.offset != off + used))
 			fail("grid_read and grid_read_mem read different grids", NULL);
 		round_trip(&g);
 		grid_free(&g);

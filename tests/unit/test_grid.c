@@ -61,24 +61,6 @@ fail:
 	exit(1);
 }
 
-static int same_grid(const struct grid *a, const struct grid *b)
-{
-	if (a->width != b->width || a->height != b->height || a->cell != b->cell ||
-	    a->origin[0] != b->origin[0] || a->origin[1] != b->origin[1] ||
-	    a->nchannels != b->nchannels || a->nextra != b->nextra)
-		return 0;
-	for (int i = 0; i < a->nextra; i++)
-		if (strcmp(a->extra[i], b->extra[i]))
-			return 0;
-	for (int i = 0; i < a->nchannels; i++) {
-		const struct grid_channel *p = &a->channels[i], *q = &b->channels[i];
-		if (strcmp(p->name, q->name) || p->type != q->type || p->comps != q->comps ||
-		    memcmp(p->data, q->data, grid_channel_bytes(a, p)))
-			return 0;
-	}
-	return 1;
-}
-
 static int cmd_make(int count)
 {
 	struct error e;
@@ -111,7 +93,7 @@ static int cmd_roundtrip(void)
 		fprintf(stderr, "read failed: %s\n", r < 0 ? e.msg : "no grid");
 		return 1;
 	}
-	int ok = same_grid(&a, &b) && used == len;
+	int ok = grid_equal(&a, &b) && used == len;
 	printf("%s: %d channels, %zu bytes\n", ok ? "identical" : "DIFFERENT",
 	       a.nchannels, len);
 	grid_free(&a);
