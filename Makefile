@@ -103,6 +103,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
+# test_solve also reaches into pleat-solve's pieces (all but its main).
+SOLVE_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out solve/main.c,$(wildcard solve/*.c)))
+$(BUILD)/tests/test_solve: $(BUILD)/tests/unit/test_solve.o $(SOLVE_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
 TEST_FILES ?= tests/*.bats
 test: all
 	prove -e 'bats --tap' $(TEST_FILES)

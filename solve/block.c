@@ -68,8 +68,8 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 
 /* One inner Jacobi iteration with Chebyshev weight omega: every step
  * from the same tile, then every move. */
-static void inner_iteration(const struct problem *p, struct tile *t,
-			    float omega)
+static void inner_iteration(const struct problem *p, const float *x0,
+			    struct tile *t, float omega)
 {
 	for (int q = 0; q < t->nact; q++) {
 		vec3 g;
@@ -77,6 +77,7 @@ static void inner_iteration(const struct problem *p, struct tile *t,
 		size_t v = t->gv[q];
 		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
 				  p->nbr[v], t->parity[q], &p->c, &g, &d);
+		seam_vertex(&p->seams, v, t->x + 3 * t->at[q], x0 + 3 * v, &g, &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
 	}
 	for (int q = 0; q < t->nact; q++) {
@@ -123,7 +124,7 @@ void block_step(const struct problem *p, const float *x, float *out,
 			for (int l = 0; l < inner && t.nact; l++) {
 				omega = inner_rho > 0 ?
 					cheb_omega(l, 1, inner_rho, omega) : 1.0f;
-				inner_iteration(p, &t, omega);
+				inner_iteration(p, x, &t, omega);
 			}
 			tile_store(p, &t, bx, by, out);
 		}

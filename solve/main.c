@@ -19,9 +19,9 @@ static const char usage_text[] =
 "usage: pleat-solve [-m method] [-n iterations] [-o file] [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
-"                   [--step s] [--check-every n] [--inner n] [--rho r]\n"
-"                   [--inner-rho r] [--device device] [--stats file]\n"
-"                   [--progress] [-q] [file ...]\n"
+"                   [--seam s] [--step s] [--check-every n] [--inner n]\n"
+"                   [--rho r] [--inner-rho r] [--device device]\n"
+"                   [--stats file] [--progress] [-q] [file ...]\n"
 "\n"
 "Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
 "of each grid and write it with its x channel (the solution) set.\n"
@@ -38,6 +38,8 @@ static const char usage_text[] =
 "      --density RHO    areal density, kg/m2 (overrides the material)\n"
 "      --shape K        pull towards the rest shape, 1/s2 (default 100;\n"
 "                       0: off)\n"
+"      --seam S         seam stiffness in units of the stretch stiffness\n"
+"                       (default 1; 0: seams open)\n"
 "      --step S         preconditioned step (default 0.4)\n"
 "      --check-every N  check the energy every N iterations (default 8)\n"
 "      --inner N        block: inner iterations (default 4)\n"
@@ -64,7 +66,7 @@ struct options {
 
 enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
-       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS };
+       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM };
 
 static const struct option longopts[] = {
 	{"method", required_argument, NULL, 'm'},
@@ -77,6 +79,7 @@ static const struct option longopts[] = {
 	{"poisson", required_argument, NULL, OPT_POISSON},
 	{"density", required_argument, NULL, OPT_DENSITY},
 	{"shape", required_argument, NULL, OPT_SHAPE},
+	{"seam", required_argument, NULL, OPT_SEAM},
 	{"step", required_argument, NULL, OPT_STEP},
 	{"check-every", required_argument, NULL, OPT_CHECK},
 	{"inner", required_argument, NULL, OPT_INNER},
@@ -125,6 +128,7 @@ static void defaults(struct options *o)
 	o->sp.inner = 4;
 	o->sp.rho = 0.992;
 	o->sp.inner_rho = 0.75;
+	o->sp.seam = 1;
 	o->sp.cheb_delay = 32;
 	o->output = "-";
 	o->device = "auto";
@@ -167,6 +171,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_POISSON: v.poisson = parse_double("--poisson", optarg, 0, 0.49); break;
 		case OPT_DENSITY: v.density = parse_double("--density", optarg, 0, 100); break;
 		case OPT_SHAPE: o->sp.shape = parse_double("--shape", optarg, 0, 1e12); break;
+		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
 		case OPT_CHECK: o->sp.check_every = (int)parse_long("--check-every", optarg, 1, 1000000); break;
 		case OPT_INNER: o->sp.inner = (int)parse_long("--inner", optarg, 1, 64); break;
@@ -242,6 +247,10 @@ static void solve_grid(const struct options *o, struct listener *l,
 	struct error e;
 	if (problem_init(&p, g, &o->sp, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	if (p.seams.nopen)
+		warnx("%s: grid %d: %zu seam vertices have no cloth at their "
+		      "partner point and stay open", l->name, l->grid,
+		      p.seams.nopen);
 	int bad = solve_run(&p, &o->sp, on_check, l, &r, &e);
 	if (bad)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);

@@ -30,6 +30,7 @@ void gd_step(const struct problem *p, const float *x, float *out)
 				solve_vertex_grad(xv, p->w, p->rest + 3 * v,
 						  p->nbr[v], (i + j) & 1, &p->c,
 						  &g, &d);
+				seam_vertex(&p->seams, v, xv, xv, &g, &d);
 				s = solve_vertex_step(g, d, p->c.step);
 			}
 			out[3 * v] = xv[0] + s.x;
@@ -52,6 +53,7 @@ static void cheb_apply(const struct problem *p, float *out,
 
 static void one_step(struct problem *p, const struct solve_params *sp)
 {
+	seams_update(&p->seams, p->x);
 	if (sp->method == METHOD_BLOCK)
 		block_step(p, p->x, p->next, sp->inner, (float)sp->inner_rho);
 	else

@@ -121,7 +121,7 @@ int problem_init(struct problem *p, struct grid *g,
 		return -1;
 	const struct grid_channel *x = grid_find(g, "x");
 	memcpy(p->x, x ? x->data : p->rest, bytes);
-	return 0;
+	return seams_init(&p->seams, g, sp->seam * sp->mat.stretch, e);
 }
 
 void problem_free(struct problem *p)
@@ -132,6 +132,7 @@ void problem_free(struct problem *p)
 	free(p->good);
 	free(p->nbr);
 	free(p->mov);
+	seams_free(&p->seams);
 	memset(p, 0, sizeof *p);
 }
 
@@ -172,6 +173,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 		float d;
 		solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v, p->nbr[v],
 				  parity, &p->c, &g, &d);
+		seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v, &g, &d);
 		g2 += (double)v3_norm2(g);
 		/* one ulp of each coordinate: first order through the
 		 * gradient, second order through the preconditioner */
@@ -187,6 +189,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 
 void problem_check(const struct problem *p, const float *x, struct check *k)
 {
+	double seam_energy = seams_update(&p->seams, x);
 	double *rows = xmalloc_array((size_t)p->h, 3 * sizeof(double));
 	#pragma omp parallel
 	{
@@ -204,7 +207,7 @@ void problem_check(const struct problem *p, const float *x, struct check *k)
 		noise += rows[3 * j + 2];
 	}
 	free(rows);
-	k->energy = en;
+	k->energy = en + seam_energy;
 	k->residual = sqrt(g2);
 	k->noise = noise;
 }

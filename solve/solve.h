@@ -33,7 +33,32 @@ struct solve_params {
 	int inner;               /* block: inner iterations */
 	double rho;              /* outer Chebyshev */
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
+	double seam;             /* seam stiffness / stretch stiffness; 0: off */
 	int cheb_delay;          /* outer iterations before Chebyshev */
+};
+
+/* The seams (seam.c): one spring per seam vertex to its partner point,
+ * the bilinear interpolation of up to four vertices of the other panel. */
+struct seam_link {
+	uint32_t vertex, corner[4];
+	float w[4];              /* 0 for a corner not used */
+	float len;               /* rest length, m */
+};
+
+struct seams {
+	float k;                 /* N/m */
+	size_t nlinks, cap, nopen;  /* nopen: seam vertices with no partner cloth */
+	struct seam_link *link;
+	/* the gradient, gathered per touched vertex t (vertex touched[t]):
+	 * references start[t] .. start[t+1] into ref_link/ref_coef */
+	size_t ntouched;
+	uint32_t *touched, *ref_link;
+	float *ref_coef;
+	size_t *start;
+	int32_t *at;             /* vertex -> t, -1 when untouched */
+	float *force, *stretch;  /* per link, from the last update */
+	float *grad, *diag;      /* per touched vertex: gradient at the last
+				    update, and the Hessian's diagonal */
 };
 
 /* One grid's problem.  x, prev and next are the solver's own buffers;
@@ -49,6 +74,7 @@ struct problem {
 	struct solve_coef c;
 	struct energy_coef_d cd; /* the same constants in double, for F */
 	double shape;            /* k_shape * m, N/m */
+	struct seams seams;
 };
 
 /* The objective at one point, as a check sees it. */
@@ -64,6 +90,29 @@ int problem_init(struct problem *p, struct grid *g,
 		 const struct solve_params *sp, struct error *e);
 void problem_free(struct problem *p);
 void problem_check(const struct problem *p, const float *x, struct check *k);
+
+/* seam.c: the links from the grid's seam channel (none when it has no
+ * seam channel or k is 0); seams_update computes every link's force and
+ * the gathered gradient at x and returns E_seam. */
+int seams_init(struct seams *s, const struct grid *g, double k,
+	       struct error *e);
+void seams_free(struct seams *s);
+double seams_update(const struct seams *s, const float *x);
+
+/* The seam's share of vertex v's gradient, modelled about x0 (the point
+ * of the last seams_update) as g0 + d (x - x0); adds to g and d. */
+static inline void seam_vertex(const struct seams *s, size_t v, const float *x,
+			       const float *x0, vec3 *g, float *d)
+{
+	if (!s->nlinks || s->at[v] < 0)
+		return;
+	size_t t = (size_t)s->at[v];
+	float dt = s->diag[t];
+	*g = v3_add(*g, v3(s->grad[3 * t] + dt * (x[0] - x0[0]),
+			   s->grad[3 * t + 1] + dt * (x[1] - x0[1]),
+			   s->grad[3 * t + 2] + dt * (x[2] - x0[2])));
+	*d += dt;
+}
 
 /* block.c: one outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,

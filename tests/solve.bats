@@ -137,3 +137,37 @@ bad() {
 		awk 'NR > 1 && $1 > last { print "rose at line " NR; bad = 1 }
 		     { last = $1 } END { exit bad }'
 }
+
+# The example skirt (two panels sewn along two seams), panel 1 lifted by
+# 5 cm; no shape term, so only the seams can bring it back.
+shifted_skirt() {
+	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
+	pleat-resample -s 256 "$W/skirt.obj" > "$W/skirt.grid"
+	"$T" shift "$W/skirt.grid" 1 0.05 > "$W/shifted.grid"
+}
+
+@test "the seam energy's gradient matches central differences (float, < 1e-3)" {
+	shifted_skirt
+	run "$T" seamfd "$W/shifted.grid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# float positions: a 1e-4 m step changes each stretch by ~1e-4 of
+	# a cell, resolved to ~1e-7 relative, so 1e-3 is far above rounding
+	# and far below a wrong term (a missing cross term is O(1))
+	awk -v r="${output#worst }" 'BEGIN { exit !(r < 1e-3) }'
+}
+
+@test "seams pull a lifted panel back to its partner; --seam 0 leaves it apart" {
+	shifted_skirt
+	read -r _ rest _ < <("$T" seamgap "$W/skirt.grid" rest)
+	read -r _ lifted _ < <("$T" seamgap "$W/shifted.grid" x)
+	pleat-solve -q --shape 0 -n 256 "$W/shifted.grid" > "$W/sewn.grid"
+	pleat-solve -q --shape 0 --seam 0 -n 256 "$W/shifted.grid" > "$W/open.grid"
+	read -r _ sewn _ < <("$T" seamgap "$W/sewn.grid" x)
+	read -r _ open _ < <("$T" seamgap "$W/open.grid" x)
+	echo "nearest other-panel vertex, max over seam vertices (m): rest $rest lifted $lifted sewn $sewn open $open"
+	# sewn: back within 15% of the resampled garment's own gap (which is
+	# about a cell: the nearest vertex, not the partner point)
+	awk -v s="$sewn" -v r="$rest" 'BEGIN { exit !(s < 1.15 * r) }'
+	awk -v o="$open" -v l="$lifted" 'BEGIN { exit !(o > 0.9 * l) }'
+}

@@ -13,6 +13,16 @@
  *        first component of CHANNEL (f32) set to VALUE (nan, inf or a
  *        number) at its middle vertex, or, with CHANNEL mask, every mask
  *        value set to VALUE; written to standard output
+ *   test_solve seamgap FILE CHANNEL   for the first grid of FILE, over
+ *        its seam vertices: the distance from the vertex to the nearest
+ *        cloth vertex of another panel, by brute force, in CHANNEL (x or
+ *        rest): "max D mean M count N"
+ *   test_solve shift FILE PANEL DZ   the first grid of FILE with x = rest,
+ *        the vertices of panel PANEL moved by DZ metres along the third
+ *        axis; written to standard output
+ *   test_solve seamfd FILE   the seam energy's gradient against central
+ *        differences at the x of the first grid of FILE, in every
+ *        coordinate of 40 touched vertices: "worst R" (relative error)
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +30,8 @@
 #include <string.h>
 
 #include "grid.h"
+#include "util.h"
+#include "../../solve/solve.h"
 
 static void load(const char *path, struct grid *g)
 {
@@ -39,6 +51,19 @@ static void *channel(const struct grid *g, const char *name, enum grid_type t,
 		exit(1);
 	}
 	return c->data;
+}
+
+/* A fresh x channel (any old one removed), uninitialised. */
+static float *new_x(struct grid *g)
+{
+	struct error e;
+	grid_remove(g, "x");
+	struct grid_channel *xc = grid_add(g, "x", GRID_F32, 3, &e);
+	if (!xc) {
+		fprintf(stderr, "%s\n", e.msg);
+		exit(1);
+	}
+	return xc->data;
 }
 
 static void save(const struct grid *g, const char *path)
@@ -63,16 +88,10 @@ static double urand(void)  /* uniform in [-1, 1) */
 static int compress(const char *in, const char *out, double s, double pert)
 {
 	struct grid g;
-	struct error e;
 	load(in, &g);
 	uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
 	float *rest = channel(&g, "rest", GRID_F32, 3);
-	struct grid_channel *xc = grid_add(&g, "x", GRID_F32, 3, &e);
-	if (!xc) {
-		fprintf(stderr, "%s\n", e.msg);
-		return 1;
-	}
-	float *x = xc->data;
+	float *x = new_x(&g);
 	size_t n = grid_vertices(&g);
 	int lo = g.width, hi = -1;
 	double xmin = INFINITY, xmax = -INFINITY;
@@ -186,8 +205,106 @@ static int set(const char *path, const char *name, const char *value)
 	return 0;
 }
 
+static int seamgap(const char *path, const char *name)
+{
+	struct grid g;
+	load(path, &g);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	const uint16_t *panel = channel(&g, "panel", GRID_U16, 1);
+	const float *x = channel(&g, name, GRID_F32, 3);
+	size_t n = grid_vertices(&g), count = 0;
+	double max = 0, sum = 0;
+	for (size_t v = 0; v < n; v++) {
+		if (!(mask[v] & MASK_SEAM))
+			continue;
+		double best = INFINITY;
+		for (size_t u = 0; u < n; u++) {
+			if ((mask[u] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+			    panel[u] == panel[v])
+				continue;
+			double d = 0;
+			for (int k = 0; k < 3; k++)
+				d += (x[3 * u + k] - x[3 * v + k]) *
+				     (double)(x[3 * u + k] - x[3 * v + k]);
+			best = fmin(best, sqrt(d));
+		}
+		max = fmax(max, best);
+		sum += best;
+		count++;
+	}
+	printf("max %.9g mean %.9g count %zu\n", max,
+	       count ? sum / (double)count : 0.0, count);
+	grid_free(&g);
+	return 0;
+}
+
+static int shift(const char *path, int which, double dz)
+{
+	struct grid g;
+	load(path, &g);
+	const uint16_t *panel = channel(&g, "panel", GRID_U16, 1);
+	const float *rest = channel(&g, "rest", GRID_F32, 3);
+	float *x = new_x(&g);
+	size_t n = grid_vertices(&g);
+	for (size_t v = 0; v < n; v++) {
+		memcpy(x + 3 * v, rest + 3 * v, 3 * sizeof(float));
+		if (panel[v] == which)
+			x[3 * v + 2] += (float)dz;
+	}
+	save(&g, "-");
+	grid_free(&g);
+	return 0;
+}
+
+static int seamfd(const char *path)
+{
+	struct grid g;
+	struct seams s;
+	struct error e;
+	load(path, &g);
+	float *x = channel(&g, "x", GRID_F32, 3);
+	if (seams_init(&s, &g, 1000.0, &e) || !s.nlinks) {
+		fprintf(stderr, "no seams\n");
+		return 1;
+	}
+	seams_update(&s, x);
+	float *grad = xmalloc_array(s.ntouched, 3 * sizeof(float));
+	memcpy(grad, s.grad, s.ntouched * 3 * sizeof(float));
+	double worst = 0, gmax = 0;
+	for (size_t t = 0; t < s.ntouched; t++)
+		for (int k = 0; k < 3; k++)
+			gmax = fmax(gmax, fabs(grad[3 * t + k]));
+	for (size_t q = 0; q < 40; q++) {
+		size_t t = q * s.ntouched / 40;
+		float *xv = x + 3 * (size_t)s.touched[t];
+		for (int k = 0; k < 3; k++) {
+			float keep = xv[k], step = 1e-4f;
+			xv[k] = keep + step;
+			double ep = seams_update(&s, x);
+			xv[k] = keep - step;
+			double em = seams_update(&s, x);
+			xv[k] = keep;
+			double fd = (ep - em) / ((double)(keep + step) - (keep - step));
+			/* relative to the largest gradient: a coordinate whose
+			 * gradient is near zero has no relative digits */
+			worst = fmax(worst, fabs(fd - grad[3 * t + k]) / gmax);
+		}
+	}
+	printf("worst %.3g\n", worst);
+	free(grad);
+	seams_free(&s);
+	grid_free(&g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
+		return seamfd(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "shift") == 0)
+		return shift(argv[2], atoi(argv[3]), atof(argv[4]));
+	if (argc == 4 && strcmp(argv[1], "seamgap") == 0)
+		return seamgap(argv[2], argv[3]);
 	if (argc == 6 && strcmp(argv[1], "compress") == 0)
 		return compress(argv[2], argv[3], atof(argv[4]), atof(argv[5]));
 	if (argc == 3 && strcmp(argv[1], "measure") == 0)
@@ -195,6 +312,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"measure FILE | set FILE CHANNEL VALUE\n");
+		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE\n");
 	return 2;
 }

@@ -1,0 +1,244 @@
+/* seam.c - the seams: every seam vertex is tied to its partner on the
+ * other side of the seam by a spring.
+ *
+ * pleat-resample gives each seam vertex its partner as a pattern point,
+ * the vertex's mirror image across the seam, and the length of cloth
+ * between the two, L = 2d (the seam channel).  The partner is rarely a
+ * grid vertex, so it is the bilinear interpolation P = sum w_c x_c of the
+ * cloth vertices of the partner's panel around that point.  The energy
+ * is a penalty, not a projection, so that it is one more term of F that
+ * every method and the step control see:
+ *      E_seam = sum over seam vertices 0.5 k (|x_v - P_v| - L_v)².
+ * A sewn pair is held by two springs, one from each side (the partner
+ * relation is symmetric, see pleat-resample(1)).  k is the stretch
+ * stiffness E of the material times --seam: a seam is as stiff as a
+ * square of the cloth pulled along an axis, whatever the level.
+ *
+ * The partner lies in another part of the grid, never in a block's tile,
+ * so the block method cannot read it between two inner iterations.  It
+ * sees the seam through a model made at the start of each outer
+ * iteration: the exact gradient g0 there and the diagonal d of the
+ * Hessian, g(x_v) = g0 + d (x_v - x0_v).  Gradient descent takes one step
+ * per outer iteration and so uses the exact gradient.
+ *
+ * The gradient is gathered, not scattered: each link's force first, then
+ * each touched vertex sums the forces of the links it belongs to in a
+ * fixed order, so the result is the same for any thread count (and the
+ * same code shape suits a GPU). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solve.h"
+#include "util.h"
+
+/* A vertex's part in one link: +1 for the link's own vertex, -w_c for a
+ * corner of its partner's stencil. */
+struct seam_ref {
+	uint32_t vertex, link;
+	float coef;
+};
+
+/* Bilinear weights of the cloth vertices of the partner's panel around
+ * pattern point (u, v): the corners of the cell that holds it, of the
+ * panel with the most weight, renormalised.  Returns the number of
+ * corners used (0 when no cloth vertex is there). */
+static int partner_stencil(const struct grid *g, const uint8_t *mask,
+			   const uint16_t *panel, size_t self, double u,
+			   double v, struct seam_link *l)
+{
+	double gx = (u - g->origin[0]) / g->cell;
+	double gy = (v - g->origin[1]) / g->cell;
+	if (!(gx > -1 && gy > -1 && gx < g->width && gy < g->height))
+		return 0;
+	int i0 = (int)floor(gx), j0 = (int)floor(gy);
+	double fx = gx - i0, fy = gy - j0;
+	size_t at[4];
+	double w[4], best = 0;
+	uint16_t pick = PANEL_NONE;
+	for (int c = 0; c < 4; c++) {
+		int i = i0 + (c & 1), j = j0 + (c >> 1);
+		w[c] = ((c & 1) ? fx : 1 - fx) * ((c >> 1) ? fy : 1 - fy);
+		at[c] = SIZE_MAX;
+		if (i < 0 || j < 0 || i >= g->width || j >= g->height)
+			continue;
+		size_t q = (size_t)j * (size_t)g->width + (size_t)i;
+		if ((mask[q] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+		    q == self)
+			continue;
+		at[c] = q;
+	}
+	/* the panel with the most weight among the corners */
+	for (int c = 0; c < 4; c++) {
+		if (at[c] == SIZE_MAX)
+			continue;
+		uint16_t pc = panel ? panel[at[c]] : 0;
+		double sum = 0;
+		for (int d = 0; d < 4; d++)
+			if (at[d] != SIZE_MAX && (panel ? panel[at[d]] : 0) == pc)
+				sum += w[d];
+		if (sum > best || (pick == PANEL_NONE && sum >= best)) {
+			best = sum;
+			pick = pc;
+		}
+	}
+	int used = 0;
+	for (int c = 0; c < 4; c++) {
+		int ok = at[c] != SIZE_MAX && (panel ? panel[at[c]] : 0) == pick;
+		l->corner[c] = ok ? (uint32_t)at[c] : 0;
+		l->w[c] = ok && best > 0 ? (float)(w[c] / best) : 0.0f;
+		used += ok && best > 0;
+	}
+	return used;
+}
+
+static int ref_order(const void *a, const void *b)
+{
+	const struct seam_ref *p = a, *q = b;
+	if (p->vertex != q->vertex)
+		return p->vertex < q->vertex ? -1 : 1;
+	return p->link < q->link ? -1 : p->link > q->link;
+}
+
+/* The gather lists: every (vertex, link) reference sorted by vertex, the
+ * touched vertices and where each one's references start. */
+static void build_gather(struct seams *s, size_t nvert)
+{
+	size_t m = 0;
+	struct seam_ref *ref = xmalloc_array(s->nlinks, 5 * sizeof *ref);
+	for (size_t k = 0; k < s->nlinks; k++) {
+		const struct seam_link *l = &s->link[k];
+		ref[m++] = (struct seam_ref){l->vertex, (uint32_t)k, 1.0f};
+		for (int c = 0; c < 4; c++)
+			if (l->w[c] != 0.0f)
+				ref[m++] = (struct seam_ref){l->corner[c],
+					(uint32_t)k, -l->w[c]};
+	}
+	qsort(ref, m, sizeof *ref, ref_order);
+	s->ref_link = xmalloc_array(m, sizeof *s->ref_link);
+	s->ref_coef = xmalloc_array(m, sizeof *s->ref_coef);
+	s->touched = xmalloc_array(m, sizeof *s->touched);
+	s->start = xmalloc_array(m + 1, sizeof *s->start);
+	s->at = xmalloc_array(nvert, sizeof *s->at);
+	for (size_t v = 0; v < nvert; v++)
+		s->at[v] = -1;
+	s->ntouched = 0;
+	for (size_t r = 0; r < m; r++) {
+		if (r == 0 || ref[r].vertex != ref[r - 1].vertex) {
+			s->at[ref[r].vertex] = (int32_t)s->ntouched;
+			s->touched[s->ntouched] = ref[r].vertex;
+			s->start[s->ntouched++] = r;
+		}
+		s->ref_link[r] = ref[r].link;
+		s->ref_coef[r] = ref[r].coef;
+	}
+	s->start[s->ntouched] = m;
+	free(ref);
+	s->force = xmalloc_array(s->nlinks, 3 * sizeof(float));
+	s->stretch = xmalloc_array(s->nlinks, sizeof(float));
+	s->grad = xmalloc_array(s->ntouched + 1, 3 * sizeof(float));
+	s->diag = xmalloc_array(s->ntouched + 1, sizeof(float));
+	/* the Hessian's diagonal at rest length: k coef² per reference */
+	for (size_t t = 0; t < s->ntouched; t++) {
+		double d = 0;
+		for (size_t r = s->start[t]; r < s->start[t + 1]; r++)
+			d += (double)s->k * s->ref_coef[r] * s->ref_coef[r];
+		s->diag[t] = (float)d;
+	}
+}
+
+int seams_init(struct seams *s, const struct grid *g, double k,
+	       struct error *e)
+{
+	memset(s, 0, sizeof *s);
+	const struct grid_channel *sc = grid_find(g, "seam");
+	if (!sc || k <= 0)
+		return 0;
+	if (sc->type != GRID_F32 || sc->comps != 3)
+		return error_set(e, "its 'seam' channel is %s x %d, not f32 x 3",
+				 grid_type_name(sc->type), sc->comps);
+	const uint8_t *mask = grid_find(g, "mask")->data;
+	const struct grid_channel *pc = grid_find_typed(g, "panel", GRID_U16, 1);
+	const uint16_t *panel = pc ? pc->data : NULL;
+	const float *seam = sc->data;
+	size_t n = grid_vertices(g);
+	s->k = (float)k;
+	for (size_t v = 0; v < n; v++) {
+		if ((mask[v] & (MASK_SEAM | MASK_INSIDE)) !=
+		    (MASK_SEAM | MASK_INSIDE))
+			continue;
+		const float *q = seam + 3 * v;
+		if (!isfinite(q[0]) || !isfinite(q[1]) || !(q[2] >= 0))
+			return error_set(e, "seam vertex (%zu, %zu) has no valid "
+					 "partner in the 'seam' channel",
+					 v % (size_t)g->width,
+					 v / (size_t)g->width);
+		struct seam_link l = {.vertex = (uint32_t)v, .len = q[2]};
+		if (!partner_stencil(g, mask, panel, v, q[0], q[1], &l)) {
+			s->nopen++;
+			continue;
+		}
+		if (s->nlinks == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 256;
+			s->link = xrealloc_array(s->link, s->cap, sizeof *s->link);
+		}
+		s->link[s->nlinks++] = l;
+	}
+	if (s->nlinks)
+		build_gather(s, n);
+	return 0;
+}
+
+void seams_free(struct seams *s)
+{
+	free(s->link);
+	free(s->ref_link);
+	free(s->ref_coef);
+	free(s->touched);
+	free(s->start);
+	free(s->at);
+	free(s->force);
+	free(s->stretch);
+	free(s->grad);
+	free(s->diag);
+	memset(s, 0, sizeof *s);
+}
+
+/* Link k's vector from its partner point to its vertex. */
+static vec3 link_span(const struct seam_link *l, const float *x)
+{
+	vec3 p = v3(0.0f, 0.0f, 0.0f);
+	for (int c = 0; c < 4; c++)
+		if (l->w[c] != 0.0f)
+			p = v3_madd(p, v3_load(x + 3 * (size_t)l->corner[c]), l->w[c]);
+	return v3_sub(v3_load(x + 3 * (size_t)l->vertex), p);
+}
+
+double seams_update(const struct seams *s, const float *x)
+{
+	if (!s->nlinks)
+		return 0;
+	#pragma omp parallel for schedule(static)
+	for (size_t k = 0; k < s->nlinks; k++) {
+		vec3 e = link_span(&s->link[k], x);
+		float len = v3_norm(e), stretch = len - s->link[k].len;
+		vec3 f = len > 0.0f ? v3_scale(e, s->k * stretch / len)
+				    : v3(0.0f, 0.0f, 0.0f);
+		v3_store(s->force + 3 * k, f);
+		s->stretch[k] = stretch;
+	}
+	/* in link order: the same sum for any thread count */
+	double energy = 0;
+	for (size_t k = 0; k < s->nlinks; k++)
+		energy += 0.5 * (double)s->k * (double)s->stretch[k] *
+			  s->stretch[k];
+	#pragma omp parallel for schedule(static)
+	for (size_t t = 0; t < s->ntouched; t++) {
+		vec3 g = v3(0.0f, 0.0f, 0.0f);
+		for (size_t r = s->start[t]; r < s->start[t + 1]; r++)
+			g = v3_madd(g, v3_load(s->force + 3 * (size_t)s->ref_link[r]),
+				    s->ref_coef[r]);
+		v3_store(s->grad + 3 * t, g);
+	}
+	return energy;
+}
