@@ -26,7 +26,7 @@ static const char usage_text[] =
 "Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
 "of each grid and write it with its x channel (the solution) set.\n"
 "\n"
-"  -m, --method M       gd, chebyshev or block (default block)\n"
+"  -m, --method M       gd, chebyshev, block or pcg (default block)\n"
 "  -n, --iterations N   outer iterations per grid (default 256)\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
 "      --model M        planar elasticity: fem or spring (default fem)\n"
@@ -102,7 +102,9 @@ static enum solve_method parse_method(const char *s)
 		return METHOD_CHEBYSHEV;
 	if (strcmp(s, "block") == 0)
 		return METHOD_BLOCK;
-	usage_fail("--method: '%s' is not gd, chebyshev or block", s);
+	if (strcmp(s, "pcg") == 0)
+		return METHOD_PCG;
+	usage_fail("--method: '%s' is not gd, chebyshev, block or pcg", s);
 }
 
 static unsigned parse_model(const char *s)
@@ -129,6 +131,7 @@ static void defaults(struct options *o)
 	o->sp.rho = 0.992;
 	o->sp.inner_rho = 0.75;
 	o->sp.seam = 1;
+	o->sp.pcg_restart = 14;
 	o->sp.cheb_delay = 32;
 	o->output = "-";
 	o->device = "auto";
@@ -218,7 +221,7 @@ static void on_check(const struct solve_event *ev, void *arg)
 static const char *method_name(enum solve_method m)
 {
 	return m == METHOD_GD ? "gd" : m == METHOD_CHEBYSHEV ? "chebyshev" :
-	       "block";
+	       m == METHOD_PCG ? "pcg" : "block";
 }
 
 static void report(const struct options *o, const struct listener *l,

@@ -11,10 +11,12 @@
  * What it returns is always an accepted iterate, so never NaN.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "progress.h"
 #include "solve.h"
+#include "util.h"
 
 void gd_step(const struct problem *p, const float *x, float *out)
 {
@@ -51,10 +53,72 @@ static void cheb_apply(const struct problem *p, float *out,
 							  prev[3 * v + k], omega);
 }
 
-static void one_step(struct problem *p, const struct solve_params *sp)
+/* Nonlinear PCG with the block step as its preconditioner (Wang 2021,
+ * section 4): z = B(x) - x, the block method's move from x, stands for
+ * -M^-1 grad F.  The direction is d = z + beta d_prev with Polak and
+ * Ribiere's beta = r.(z - z_prev) / (r_prev.z_prev), r = -grad F,
+ * clamped at 0, and beta = 0 every pcg_restart iterations (14, as in the
+ * paper's reference code) and after a rejected check.  x moves by the
+ * whole of d: the block step already carries its step length. */
+struct pcg {
+	float *z, *zprev, *d, *g;
+	double gz;               /* g_prev . z_prev = -r_prev . z_prev */
+};
+
+static void pcg_init(struct pcg *s, size_t n)
+{
+	size_t bytes = n * 3 * sizeof(float);
+	s->z = big_alloc(bytes);
+	s->zprev = big_alloc(bytes);
+	s->d = big_alloc(bytes);
+	s->g = big_alloc(bytes);
+	if (!s->z || !s->zprev || !s->d || !s->g)
+		die("out of memory for the pcg method (%zu vertices)", n);
+	memset(s->d, 0, bytes);
+	s->gz = 0;
+}
+
+static void pcg_free(struct pcg *s)
+{
+	free(s->z);
+	free(s->zprev);
+	free(s->d);
+	free(s->g);
+}
+
+/* One iteration; restart: take the preconditioned step itself. */
+static void pcg_step(struct problem *p, const struct solve_params *sp,
+		     struct pcg *s, int restart)
+{
+	block_step(p, p->x, p->next, sp->inner, (float)sp->inner_rho);
+	#pragma omp parallel for schedule(static)
+	for (long k = 0; k < 3 * (long)p->n; k++)
+		s->z[k] = p->next[k] - p->x[k];
+	problem_gradient(p, p->x, s->g);
+	double gz = problem_dot(p, s->g, s->z), beta = 0;
+	if (!restart && s->gz < 0)
+		beta = fmax(0, (gz - problem_dot(p, s->g, s->zprev)) / s->gz);
+	float b = (float)beta;
+	#pragma omp parallel for schedule(static)
+	for (long v = 0; v < (long)p->n; v++)
+		for (int k = 0; k < 3; k++) {
+			size_t q = 3 * (size_t)v + (size_t)k;
+			s->d[q] = p->mov[v] ? s->z[q] + b * s->d[q] : 0.0f;
+			p->next[q] = p->x[q] + s->d[q];
+		}
+	float *t = s->zprev;
+	s->zprev = s->z;
+	s->z = t;
+	s->gz = gz;
+}
+
+static void one_step(struct problem *p, const struct solve_params *sp,
+		     struct pcg *s, int k)
 {
 	seams_update(&p->seams, p->x);
-	if (sp->method == METHOD_BLOCK)
+	if (sp->method == METHOD_PCG)
+		pcg_step(p, sp, s, k % sp->pcg_restart == 0);
+	else if (sp->method == METHOD_BLOCK)
 		block_step(p, p->x, p->next, sp->inner, (float)sp->inner_rho);
 	else
 		gd_step(p, p->x, p->next);
@@ -86,8 +150,11 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	double step = sp->step, t0 = now_seconds();
 	int kc = 0, it;
 	float omega = 1.0f;
+	struct pcg pcg = {0};
 
 	memset(res, 0, sizeof *res);
+	if (sp->method == METHOD_PCG)
+		pcg_init(&pcg, p->n);
 	p->c.step = (float)step;
 	memcpy(p->prev, p->x, bytes);
 	memcpy(p->good, p->x, bytes);
@@ -97,8 +164,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 		return error_set(e, "the energy at the starting point is not "
 				 "finite");
 	for (it = 1; it <= sp->iterations; it++) {
-		one_step(p, sp);
-		if (sp->method != METHOD_GD) {
+		one_step(p, sp, &pcg, kc);
+		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK) {
 			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
 					   omega);
 			if (omega != 1.0f)
@@ -129,11 +196,13 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			res->k = good;
 			res->step = step;
 			res->seconds = now_seconds() - t0;
+			pcg_free(&pcg);
 			return error_set(e, "the energy keeps rising: the step "
 					 "fell below %g at iteration %d", sp->step_floor,
 					 it);
 		}
 	}
+	pcg_free(&pcg);
 	res->iterations = sp->iterations;
 	res->k = good;
 	res->step = step;

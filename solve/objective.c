@@ -211,3 +211,42 @@ void problem_check(const struct problem *p, const float *x, struct check *k)
 	k->residual = sqrt(g2);
 	k->noise = noise;
 }
+
+void problem_gradient(const struct problem *p, const float *x, float *grad)
+{
+	#pragma omp parallel for schedule(static)
+	for (int j = 0; j < p->h; j++)
+		for (int i = 0; i < p->w; i++) {
+			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+			vec3 g = v3(0.0f, 0.0f, 0.0f);
+			float d;
+			if (p->mov[v]) {
+				solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v,
+						  p->nbr[v], (i + j) & 1, &p->c,
+						  &g, &d);
+				seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v,
+					    &g, &d);
+			}
+			v3_store(grad + 3 * v, g);
+		}
+}
+
+double problem_dot(const struct problem *p, const float *a, const float *b)
+{
+	double *rows = xmalloc_array((size_t)p->h, sizeof(double));
+	#pragma omp parallel for schedule(static)
+	for (int j = 0; j < p->h; j++) {
+		double sum = 0;
+		for (size_t v = (size_t)j * (size_t)p->w;
+		     v < (size_t)(j + 1) * (size_t)p->w; v++)
+			if (p->mov[v])
+				for (int k = 0; k < 3; k++)
+					sum += (double)a[3 * v + k] * b[3 * v + k];
+		rows[j] = sum;
+	}
+	double sum = 0;
+	for (int j = 0; j < p->h; j++)
+		sum += rows[j];
+	free(rows);
+	return sum;
+}

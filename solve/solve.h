@@ -12,7 +12,7 @@
 #include "material.h"
 #include "solver.h"
 
-enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK };
+enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
 
 /* The block method's geometry: W x W interiors, a halo of 2 (bending
  * reaches two vertices away), tiles of T x T. */
@@ -34,6 +34,7 @@ struct solve_params {
 	double rho;              /* outer Chebyshev */
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
+	int pcg_restart;         /* pcg: steepest (block) step every n */
 	int cheb_delay;          /* outer iterations before Chebyshev */
 };
 
@@ -90,6 +91,11 @@ int problem_init(struct problem *p, struct grid *g,
 		 const struct solve_params *sp, struct error *e);
 void problem_free(struct problem *p);
 void problem_check(const struct problem *p, const float *x, struct check *k);
+/* grad F at x on the moving vertices, 0 elsewhere; the seams must have
+ * been updated at x (seams_update). */
+void problem_gradient(const struct problem *p, const float *x, float *grad);
+/* sum a.b over the moving vertices, in an order fixed by the grid. */
+double problem_dot(const struct problem *p, const float *a, const float *b);
 
 /* seam.c: the links from the grid's seam channel (none when it has no
  * seam channel or k is 0); seams_update computes every link's force and

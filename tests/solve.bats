@@ -54,26 +54,26 @@ energy_at() {
 	[ "$(wc -l < "$W/st.json")" -eq 33 ]   # iteration 0 and every 8th
 }
 
-@test "after 256 iterations, relative error: block < chebyshev < gd" {
+@test "after 256 iterations, relative error: block < chebyshev < gd, pcg < gd" {
 	compressed_strip
 	export OMP_NUM_THREADS=1
 	pleat-solve -q -n 4000 --stats "$W/star.json" "$W/cs.grid" > /dev/null
 	fstar=$(energy_at "$W/star.json" 4000)
 	f0=$(energy_at "$W/star.json" 0)
-	for m in gd chebyshev block; do
+	for m in gd chebyshev block pcg; do
 		pleat-solve -q -m "$m" --stats "$W/$m.json" "$W/cs.grid" > /dev/null
 		fk=$(energy_at "$W/$m.json" 256)
 		eval "rel_$m=$(awk -v a="$fk" -v s="$fstar" -v z="$f0" 'BEGIN { printf "%.6g", (a - s) / (z - s) }')"
 	done
 	echo "# F0 $f0 F* $fstar (4000 block iterations)" >&3
-	echo "# relative error after 256: gd $rel_gd chebyshev $rel_chebyshev block $rel_block" >&3
-	awk -v g="$rel_gd" -v c="$rel_chebyshev" -v b="$rel_block" \
-		'BEGIN { exit !(b > 0 && b < c && c < g && g < 1) }'
+	echo "# relative error after 256: gd $rel_gd chebyshev $rel_chebyshev block $rel_block pcg $rel_pcg" >&3
+	awk -v g="$rel_gd" -v c="$rel_chebyshev" -v b="$rel_block" -v p="$rel_pcg" \
+		'BEGIN { exit !(b > 0 && b < c && c < g && g < 1 && p > 0 && p < g) }'
 }
 
 @test "the result is the same bytes with 1 and 2 threads, every method" {
 	compressed_strip
-	for m in block chebyshev gd; do
+	for m in block chebyshev gd pcg; do
 		OMP_NUM_THREADS=1 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/a.grid"
 		OMP_NUM_THREADS=2 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/b.grid"
 		cmp "$W/a.grid" "$W/b.grid"
