@@ -75,7 +75,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -91,12 +91,25 @@ $(BUILD)/tests/test_cuda: tests/cuda/test_cuda.cu $(CU_LIB)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $^ -o $@
 
-# Each program is its folder's sources linked with the common library.
+# Each program is its folder's sources linked with the common library,
+# and EXTRA_name / LIBS_name when it has more.
 define program
-$(BINDIR)/pleat-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)/*.c)) $(LIB)
+$(BINDIR)/pleat-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)/*.c)) $$(EXTRA_$(1)) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_LDFLAGS) $$^ $$(LDLIBS) -o $$@
+	$$(CC) $$(ALL_LDFLAGS) $$^ $$(LDLIBS) $$(LIBS_$(1)) -o $$@
 endef
+
+# pleat-solve's CUDA backend (solve/*.cu), linked with the static CUDA
+# runtime so the program runs, on the CPU, where no driver is installed.
+# solve/device.o knows whether it is there; a change of CUDA rebuilds it.
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+ifeq ($(CUDA),1)
+EXTRA_solve = $(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard solve/*.cu)) $(CU_LIB)
+LIBS_solve  = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+$(BUILD)/solve/device.o: ALL_CFLAGS += -DPLEAT_CUDA
+endif
+$(shell mkdir -p $(BUILD) && (echo $(CUDA) | cmp -s - $(BUILD)/cuda.flag || echo $(CUDA) > $(BUILD)/cuda.flag))
+$(BUILD)/solve/device.o: $(BUILD)/cuda.flag
 $(foreach p,$(PROGRAMS),$(eval $(call program,$(p))))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
@@ -104,7 +117,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # test_solve also reaches into pleat-solve's pieces (all but its main).
-SOLVE_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out solve/main.c,$(wildcard solve/*.c)))
+SOLVE_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out solve/main.c solve/device.c,$(wildcard solve/*.c)))
 $(BUILD)/tests/test_solve: $(BUILD)/tests/unit/test_solve.o $(SOLVE_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@

@@ -59,6 +59,7 @@ static const char usage_text[] =
 struct options {
 	struct solve_params sp;
 	const char *output, *stats, *device;
+	const char *gpu;         /* the GPU chosen, NULL: the CPU */
 	int progress, quiet;
 	char **files;
 	int nfiles;
@@ -232,10 +233,13 @@ static void report(const struct options *o, const struct listener *l,
 	double ms = r->iterations ? 1e3 * r->seconds / r->iterations : 0;
 	fprintf(stderr, "%s: %s: grid %d: %d x %d, %zu cloth vertices (%zu "
 		"free); %s, %d iterations: energy %.9g J, residual %.3g N, "
-		"%.3f ms/iteration on %d threads", progname, l->name, l->grid,
+		"%.3f ms/iteration ", progname, l->name, l->grid,
 		p->w, p->h, p->ninside, p->nfree, method_name(o->sp.method),
-		r->iterations, r->k.energy, r->k.residual, ms,
-		omp_get_max_threads());
+		r->iterations, r->k.energy, r->k.residual, ms);
+	if (o->gpu)
+		fprintf(stderr, "on %s", o->gpu);
+	else
+		fprintf(stderr, "on %d threads", omp_get_max_threads());
 	if (r->halvings)
 		fprintf(stderr, ", %d step halvings (step %g)", r->halvings,
 			r->step);
@@ -254,7 +258,12 @@ static void solve_grid(const struct options *o, struct listener *l,
 		warnx("%s: grid %d: %zu seam vertices have no cloth at their "
 		      "partner point and stay open", l->name, l->grid,
 		      p.seams.nopen);
-	int bad = solve_run(&p, &o->sp, on_check, l, &r, &e);
+	struct solve_device dev = {0};
+	if (device_open(o->gpu, &p, &dev, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	int bad = solve_run(&p, &o->sp, o->gpu ? &dev : NULL, on_check, l, &r,
+			    &e);
+	device_close(&dev);
 	if (bad)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	struct grid_channel *x = grid_add(g, "x", GRID_F32, 3, &e);
@@ -310,9 +319,7 @@ int main(int argc, char **argv)
 	progname = "pleat-solve";
 	parse_options(argc, argv, &o);
 	progress_init(o.progress);
-	/* this build has only the CPU backend: auto considers no GPU */
-	if (strcmp(o.device, "cuda") == 0)
-		die("--device cuda: this pleat was built without the CUDA backend");
+	o.gpu = device_choose(o.device, o.sp.method);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_inputs(files, nfiles);

@@ -141,10 +141,18 @@ static void emit(solve_listener listen, void *arg, int it,
 		listen(&ev, arg);
 }
 
-int solve_run(struct problem *p, const struct solve_params *sp,
-	      solve_listener listen, void *arg, struct solve_result *res,
-	      struct error *e)
+static int device_failed(const char *why, struct solve_result *res,
+			 double t0, struct error *e)
 {
+	res->seconds = now_seconds() - t0;
+	return error_set(e, "%s", why);
+}
+
+int solve_run(struct problem *p, const struct solve_params *sp,
+	      const struct solve_device *dev, solve_listener listen, void *arg,
+	      struct solve_result *res, struct error *e)
+{
+	char why[256];
 	size_t bytes = p->n * 3 * sizeof(float);
 	struct check good, k;
 	double step = sp->step, t0 = now_seconds();
@@ -160,21 +168,33 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	memcpy(p->good, p->x, bytes);
 	problem_check(p, p->x, &good);
 	emit(listen, arg, 0, &good, step, t0, 1);
-	if (!isfinite(good.energy))
+	if (!isfinite(good.energy)) {
+		pcg_free(&pcg);
 		return error_set(e, "the energy at the starting point is not "
 				 "finite");
+	}
+	if (dev && dev->put(dev->s, p->x, why, sizeof why))
+		return device_failed(why, res, t0, e);
 	for (it = 1; it <= sp->iterations; it++) {
-		one_step(p, sp, &pcg, kc);
-		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK) {
+		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK)
 			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
 					   omega);
+		if (dev) {
+			int inner = sp->method == METHOD_BLOCK ? sp->inner : 0;
+			if (dev->step(dev->s, &p->c, inner, (float)sp->inner_rho,
+				      omega, why, sizeof why))
+				return device_failed(why, res, t0, e);
+		} else {
+			one_step(p, sp, &pcg, kc);
 			if (omega != 1.0f)
 				cheb_apply(p, p->next, p->prev, omega);
+			rotate(p);
 		}
 		kc++;
-		rotate(p);
 		if (it % sp->check_every && it < sp->iterations)
 			continue;
+		if (dev && dev->get(dev->s, p->x, why, sizeof why))
+			return device_failed(why, res, t0, e);
 		problem_check(p, p->x, &k);
 		int ok = isfinite(k.energy) &&
 			 k.energy <= good.energy + good.noise + k.noise;
@@ -186,6 +206,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 		}
 		memcpy(p->x, p->good, bytes);
 		memcpy(p->prev, p->good, bytes);
+		if (dev && dev->put(dev->s, p->good, why, sizeof why))
+			return device_failed(why, res, t0, e);
 		step *= 0.5;
 		p->c.step = (float)step;
 		kc = 0;

@@ -204,41 +204,23 @@ void seams_free(struct seams *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Link k's vector from its partner point to its vertex. */
-static vec3 link_span(const struct seam_link *l, const float *x)
-{
-	vec3 p = v3(0.0f, 0.0f, 0.0f);
-	for (int c = 0; c < 4; c++)
-		if (l->w[c] != 0.0f)
-			p = v3_madd(p, v3_load(x + 3 * (size_t)l->corner[c]), l->w[c]);
-	return v3_sub(v3_load(x + 3 * (size_t)l->vertex), p);
-}
-
 double seams_update(const struct seams *s, const float *x)
 {
 	if (!s->nlinks)
 		return 0;
 	#pragma omp parallel for schedule(static)
-	for (size_t k = 0; k < s->nlinks; k++) {
-		vec3 e = link_span(&s->link[k], x);
-		float len = v3_norm(e), stretch = len - s->link[k].len;
-		vec3 f = len > 0.0f ? v3_scale(e, s->k * stretch / len)
-				    : v3(0.0f, 0.0f, 0.0f);
-		v3_store(s->force + 3 * k, f);
-		s->stretch[k] = stretch;
-	}
+	for (size_t k = 0; k < s->nlinks; k++)
+		v3_store(s->force + 3 * k, seam_link_force(&s->link[k], x, s->k,
+							   &s->stretch[k]));
 	/* in link order: the same sum for any thread count */
 	double energy = 0;
 	for (size_t k = 0; k < s->nlinks; k++)
 		energy += 0.5 * (double)s->k * (double)s->stretch[k] *
 			  s->stretch[k];
 	#pragma omp parallel for schedule(static)
-	for (size_t t = 0; t < s->ntouched; t++) {
-		vec3 g = v3(0.0f, 0.0f, 0.0f);
-		for (size_t r = s->start[t]; r < s->start[t + 1]; r++)
-			g = v3_madd(g, v3_load(s->force + 3 * (size_t)s->ref_link[r]),
-				    s->ref_coef[r]);
-		v3_store(s->grad + 3 * t, g);
-	}
+	for (size_t t = 0; t < s->ntouched; t++)
+		v3_store(s->grad + 3 * t, seam_gather(s->force, s->ref_link,
+						      s->ref_coef, s->start[t],
+						      s->start[t + 1]));
 	return energy;
 }

@@ -10,6 +10,7 @@
 
 #include "grid.h"
 #include "material.h"
+#include "seam_link.h"
 #include "solver.h"
 
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
@@ -40,12 +41,6 @@ struct solve_params {
 
 /* The seams (seam.c): one spring per seam vertex to its partner point,
  * the bilinear interpolation of up to four vertices of the other panel. */
-struct seam_link {
-	uint32_t vertex, corner[4];
-	float w[4];              /* 0 for a corner not used */
-	float len;               /* rest length, m */
-};
-
 struct seams {
 	float k;                 /* N/m */
 	size_t nlinks, cap, nopen;  /* nopen: seam vertices with no partner cloth */
@@ -110,14 +105,8 @@ double seams_update(const struct seams *s, const float *x);
 static inline void seam_vertex(const struct seams *s, size_t v, const float *x,
 			       const float *x0, vec3 *g, float *d)
 {
-	if (!s->nlinks || s->at[v] < 0)
-		return;
-	size_t t = (size_t)s->at[v];
-	float dt = s->diag[t];
-	*g = v3_add(*g, v3(s->grad[3 * t] + dt * (x[0] - x0[0]),
-			   s->grad[3 * t + 1] + dt * (x[1] - x0[1]),
-			   s->grad[3 * t + 2] + dt * (x[2] - x0[2])));
-	*d += dt;
+	if (s->nlinks)
+		seam_term(s->at, s->grad, s->diag, v, x, x0, g, d);
 }
 
 /* block.c: one outer iteration of the block method, x -> out. */
@@ -136,6 +125,18 @@ struct solve_event {
 };
 typedef void (*solve_listener)(const struct solve_event *ev, void *arg);
 
+/* A device that runs the iterations in place of the CPU (device.c); the
+ * energy checks stay on the CPU, on the host copy p->x. */
+struct cuda_solver;
+struct solve_device {
+	struct cuda_solver *s;
+	int (*put)(struct cuda_solver *s, const float *x, char *why, size_t n);
+	int (*get)(struct cuda_solver *s, float *x, char *why, size_t n);
+	int (*step)(struct cuda_solver *s, const struct solve_coef *c,
+		    int inner, float inner_rho, float omega, char *why,
+		    size_t n);
+};
+
 struct solve_result {
 	int iterations;
 	struct check k;          /* at the returned x */
@@ -144,11 +145,23 @@ struct solve_result {
 	double step;             /* the step at the end */
 };
 
-/* Runs sp->iterations of the method from p->x, leaving the last accepted
- * iterate in p->x.  Returns 0, or -1 with e set when the step fell below
- * its floor (p->x then holds the last accepted iterate). */
+/* Runs sp->iterations of the method from p->x on the CPU, or on dev when
+ * it is not NULL (gd, chebyshev and block only), leaving the last
+ * accepted iterate in p->x.  Returns 0, or -1 with e set when the step
+ * fell below its floor (p->x then holds the last accepted iterate) or the
+ * device failed. */
 int solve_run(struct problem *p, const struct solve_params *sp,
-	      solve_listener listen, void *arg, struct solve_result *res,
-	      struct error *e);
+	      const struct solve_device *dev, solve_listener listen, void *arg,
+	      struct solve_result *res, struct error *e);
+
+/* device.c: the device --device asks for; NULL for the CPU.  Exits with
+ * a message when the choice cannot be honoured (cuda without a GPU or
+ * without the CUDA backend, pcg on a GPU). */
+const char *device_choose(const char *want, enum solve_method m);
+/* The problem on the chosen GPU (name from device_choose, NULL: the
+ * CPU, and *dev untouched); -1 with e set when it does not fit. */
+int device_open(const char *chosen, const struct problem *p,
+		struct solve_device *dev, struct error *e);
+void device_close(struct solve_device *dev);
 
 #endif

@@ -112,7 +112,7 @@ bad() {
 	bad "$W/nomask.grid" "has no 'mask' channel (u8 x 1)"
 }
 
-@test "option errors: exit 2 naming the option; --device cuda without CUDA: exit 1" {
+@test "option errors: exit 2 naming the option" {
 	run --separate-stderr pleat-solve --method newton
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--method: 'newton'"* ]]
@@ -121,9 +121,34 @@ bad() {
 	[[ "$stderr" == *"--step"* ]]
 	run --separate-stderr pleat-solve --material tweed
 	[ "$status" -eq 2 ]
-	run --separate-stderr pleat-solve --device cuda
+	run --separate-stderr pleat-solve --device tpu
+	[ "$status" -eq 2 ]
+	[ "${stderr%%$'\n'*}" = "pleat-solve: --device: 'tpu' is not cpu, cuda or auto" ]
+}
+
+# Whether a GPU answers here (the CUDA backend built and a device found).
+gpu_here() {
+	[ -x "$PLEAT_TESTBIN/test_cuda" ] && "$PLEAT_TESTBIN/test_cuda" devices > /dev/null
+}
+
+@test "--device cuda where no GPU answers: exit 1 with the reason, nothing written" {
+	if gpu_here; then skip "a GPU answers here (tests/gpu.bats covers it)"; fi
+	compressed_strip
+	run --separate-stderr pleat-solve --device cuda -o "$W/out.grid" "$W/cs.grid"
+	echo "$stderr"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "pleat-solve: --device cuda: this pleat was built without the CUDA backend" ]
+	[ ! -e "$W/out.grid" ]
+	[[ "$stderr" == "pleat-solve: --device cuda: this pleat was built without the CUDA backend" ||
+	   "$stderr" == "pleat-solve: --device cuda: no GPU answers: "?* ]]
+}
+
+@test "--device auto where no GPU answers: the CPU, silently, the same bytes" {
+	if gpu_here; then skip "a GPU answers here (tests/gpu.bats covers it)"; fi
+	compressed_strip
+	run --separate-stderr pleat-solve -q --device auto -n 16 -o "$W/auto.grid" "$W/cs.grid"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	pleat-solve -q --device cpu -n 16 "$W/cs.grid" | cmp - "$W/auto.grid"
 }
 
 @test "too long a step: the energy rises, the step is halved, accepted checks still fall" {

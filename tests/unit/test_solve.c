@@ -20,6 +20,9 @@
  *   test_solve shift FILE PANEL DZ   the first grid of FILE with x = rest,
  *        the vertices of panel PANEL moved by DZ metres along the third
  *        axis; written to standard output
+ *   test_solve xdiff A B   over the cloth vertices of the first grids of
+ *        A and B: the largest |x_A - x_B| and the largest |x_A - rest|
+ *        (the scale of the solve's motion): "diff D motion M"
  *   test_solve seamfd FILE   the seam energy's gradient against central
  *        differences at the x of the first grid of FILE, in every
  *        coordinate of 40 touched vertices: "worst R" (relative error)
@@ -256,6 +259,39 @@ static int shift(const char *path, int which, double dz)
 	return 0;
 }
 
+static int xdiff(const char *pa, const char *pb)
+{
+	struct grid a, b;
+	load(pa, &a);
+	load(pb, &b);
+	if (a.width != b.width || a.height != b.height) {
+		fprintf(stderr, "the grids differ in size\n");
+		return 1;
+	}
+	const uint8_t *mask = channel(&a, "mask", GRID_U8, 1);
+	const float *rest = channel(&a, "rest", GRID_F32, 3);
+	const float *xa = channel(&a, "x", GRID_F32, 3);
+	const float *xb = channel(&b, "x", GRID_F32, 3);
+	double diff = 0, motion = 0;
+	for (size_t v = 0; v < grid_vertices(&a); v++) {
+		if (!(mask[v] & MASK_INSIDE))
+			continue;
+		double d2 = 0, m2 = 0;
+		for (int k = 0; k < 3; k++) {
+			double d = (double)xa[3 * v + k] - xb[3 * v + k];
+			double m = (double)xa[3 * v + k] - rest[3 * v + k];
+			d2 += d * d;
+			m2 += m * m;
+		}
+		diff = fmax(diff, sqrt(d2));
+		motion = fmax(motion, sqrt(m2));
+	}
+	printf("diff %.9g motion %.9g\n", diff, motion);
+	grid_free(&a);
+	grid_free(&b);
+	return 0;
+}
+
 static int seamfd(const char *path)
 {
 	struct grid g;
@@ -299,6 +335,8 @@ static int seamfd(const char *path)
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
+		return xdiff(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
 		return seamfd(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "shift") == 0)
@@ -312,6 +350,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE\n");
+		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B\n");
 	return 2;
 }

@@ -1,0 +1,68 @@
+/* seam_link.h - the seam springs' arithmetic, shared by pleat-solve's CPU
+ * loop (solve/seam.c) and its CUDA kernels (solve/cuda.cu).
+ *
+ * A link ties seam vertex `vertex` to its partner point, the weighted sum
+ * of up to four vertices of the other panel, with a spring of rest length
+ * `len` and stiffness k: 0.5 k (|x_v - P|- len)².  The gradient reaches
+ * the vertex (+f) and the partner's corners (-w_c f); it is gathered per
+ * touched vertex over a fixed list of (link, coefficient) references. */
+#ifndef PLEAT_SEAM_LINK_H
+#define PLEAT_SEAM_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostdev.h"
+#include "vec.h"
+
+struct seam_link {
+	uint32_t vertex, corner[4];
+	float w[4];              /* 0 for a corner not used */
+	float len;               /* rest length, m */
+};
+
+/* The link's force on its vertex, d/dx_v of its energy, and its stretch
+ * |x_v - P| - len. */
+PL_HD vec3 seam_link_force(const struct seam_link *l, const float *x, float k,
+			   float *stretch)
+{
+	vec3 p = v3(0.0f, 0.0f, 0.0f);
+	for (int c = 0; c < 4; c++)
+		if (l->w[c] != 0.0f)
+			p = v3_madd(p, v3_load(x + 3 * (size_t)l->corner[c]),
+				    l->w[c]);
+	vec3 e = v3_sub(v3_load(x + 3 * (size_t)l->vertex), p);
+	float len = v3_norm(e);
+	*stretch = len - l->len;
+	return len > 0.0f ? v3_scale(e, k * *stretch / len)
+			  : v3(0.0f, 0.0f, 0.0f);
+}
+
+/* A touched vertex's gradient: its references r0 .. r1. */
+PL_HD vec3 seam_gather(const float *force, const uint32_t *ref_link,
+		       const float *ref_coef, size_t r0, size_t r1)
+{
+	vec3 g = v3(0.0f, 0.0f, 0.0f);
+	for (size_t r = r0; r < r1; r++)
+		g = v3_madd(g, v3_load(force + 3 * (size_t)ref_link[r]),
+			    ref_coef[r]);
+	return g;
+}
+
+/* The seam's share of vertex v's gradient and preconditioner, modelled
+ * about x0 (where the gradient was gathered) as g0 + d (x - x0). */
+PL_HD void seam_term(const int32_t *at, const float *grad, const float *diag,
+		     size_t v, const float *x, const float *x0, vec3 *g,
+		     float *d)
+{
+	int32_t t = at[v];
+	if (t < 0)
+		return;
+	float dt = diag[t];
+	*g = v3_add(*g, v3(grad[3 * t] + dt * (x[0] - x0[0]),
+			   grad[3 * t + 1] + dt * (x[1] - x0[1]),
+			   grad[3 * t + 2] + dt * (x[2] - x0[2])));
+	*d += dt;
+}
+
+#endif

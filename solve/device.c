@@ -1,0 +1,96 @@
+/* device.c - --device: which backend runs the iterations.
+ *
+ * Compiled with PLEAT_CUDA when the CUDA backend is built (nvcc found);
+ * without it only the CPU exists and --device cuda is an error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "solve.h"
+#include "util.h"
+
+#ifdef PLEAT_CUDA
+#include "cuda_device.h"
+#include "gpu.h"
+
+static char gpu_name[256];
+
+const char *device_choose(const char *want, enum solve_method m)
+{
+	char why[256] = "";
+	if (strcmp(want, "cpu") == 0)
+		return NULL;
+	int explicit = strcmp(want, "cuda") == 0;
+	if (m == METHOD_PCG) {
+		if (explicit)
+			usage_fail("--device cuda: the pcg method runs on the "
+				   "CPU only");
+		return NULL;
+	}
+	if (cuda_device_count(why, sizeof why) == 0) {
+		if (explicit)
+			die("--device cuda: no GPU answers: %s", why);
+		return NULL;
+	}
+	if (cuda_device_describe(0, gpu_name, sizeof gpu_name))
+		snprintf(gpu_name, sizeof gpu_name, "CUDA device 0");
+	warnx("running on the GPU: %s", gpu_name);
+	return gpu_name;
+}
+
+int device_open(const char *chosen, const struct problem *p,
+		struct solve_device *dev, struct error *e)
+{
+	char why[256];
+	if (!chosen)
+		return 0;
+	const struct seams *s = &p->seams;
+	struct cuda_problem cp = {
+		.w = p->w, .h = p->h, .rest = p->rest, .nbr = p->nbr,
+		.mov = p->mov, .nlinks = s->nlinks, .ntouched = s->ntouched,
+		.nrefs = s->nlinks ? s->start[s->ntouched] : 0,
+		.seam_k = s->k, .link = s->link, .start = s->start,
+		.ref_link = s->ref_link, .ref_coef = s->ref_coef, .at = s->at,
+		.seam_diag = s->diag,
+	};
+	dev->s = cuda_solver_new(&cp, 0, why, sizeof why);
+	if (!dev->s)
+		return error_set(e, "%s", why);
+	dev->put = cuda_solver_put;
+	dev->get = cuda_solver_get;
+	dev->step = cuda_solver_step;
+	return 0;
+}
+
+void device_close(struct solve_device *dev)
+{
+	cuda_solver_free(dev->s);
+	dev->s = NULL;
+}
+
+#else
+
+const char *device_choose(const char *want, enum solve_method m)
+{
+	(void)m;
+	if (strcmp(want, "cuda") == 0)
+		die("--device cuda: this pleat was built without the CUDA "
+		    "backend");
+	return NULL;
+}
+
+int device_open(const char *chosen, const struct problem *p,
+		struct solve_device *dev, struct error *e)
+{
+	(void)chosen;
+	(void)p;
+	(void)dev;
+	(void)e;
+	return 0;
+}
+
+void device_close(struct solve_device *dev)
+{
+	(void)dev;
+}
+
+#endif
