@@ -7,8 +7,9 @@
  *        the first and last cloth columns pinned (MASK_FIXED)
  *   test_solve measure FILE   for each grid: the largest |x - rest| and
  *        |z| over the cloth, and the sign changes of z along the cloth's
- *        middle row: "disp D maxz Z signs N length L" (L the row's span
- *        in x, metres)
+ *        middle row: "disp D maxz Z signs N length L wave W" (L the
+ *        row's span in x, W the mean distance between every other zero
+ *        crossing of z, metres)
  *   test_solve set FILE CHANNEL VALUE   the first grid of FILE with the
  *        first component of CHANNEL (f32) set to VALUE (nan, inf or a
  *        number) at its middle vertex, or, with CHANNEL mask, every mask
@@ -144,24 +145,35 @@ static void measure_grid(const struct grid *g)
 		jlo = j < jlo ? j : jlo;
 		jhi = j > jhi ? j : jhi;
 	}
-	/* the middle row: sign changes of z, ignoring exact zeros */
+	/* the middle row: sign changes of z, ignoring exact zeros, and where
+	 * z crosses 0 (linear interpolation between the two vertices) */
 	int j = (jlo + jhi) / 2, signs = 0, last = 0;
-	double x0 = INFINITY, x1 = -INFINITY;
+	double x0 = INFINITY, x1 = -INFINITY, first = NAN, cross = NAN;
+	const float *prev = NULL;
 	for (int i = 0; i < g->width; i++) {
 		size_t v = (size_t)j * (size_t)g->width + (size_t)i;
 		if (!(mask[v] & MASK_INSIDE))
 			continue;
-		x0 = fmin(x0, x[3 * v]);
-		x1 = fmax(x1, x[3 * v]);
-		float z = x[3 * v + 2];
-		int s = z > 0 ? 1 : z < 0 ? -1 : 0;
-		if (s && last && s != last)
+		const float *p = x + 3 * v;
+		x0 = fmin(x0, p[0]);
+		x1 = fmax(x1, p[0]);
+		int s = p[2] > 0 ? 1 : p[2] < 0 ? -1 : 0;
+		if (s && last && s != last) {
 			signs++;
-		if (s)
+			double t = prev[2] / ((double)prev[2] - p[2]);
+			cross = prev[0] + t * ((double)p[0] - prev[0]);
+			if (signs == 1)
+				first = cross;
+		}
+		if (s) {
 			last = s;
+			prev = p;
+		}
 	}
-	printf("disp %.9g maxz %.9g signs %d length %.9g\n", disp, maxz, signs,
-	       x1 - x0);
+	/* the wavelength: two half waves per pair of crossings */
+	double wave = signs > 1 ? 2 * (cross - first) / (signs - 1) : NAN;
+	printf("disp %.9g maxz %.9g signs %d length %.9g wave %.9g\n", disp,
+	       maxz, signs, x1 - x0, wave);
 }
 
 static int measure(const char *path)
