@@ -24,6 +24,11 @@
  *   test_solve xdiff A B   over the cloth vertices of the first grids of
  *        A and B: the largest |x_A - x_B| and the largest |x_A - rest|
  *        (the scale of the solve's motion): "diff D motion M"
+ *   test_solve drift FILE   the low frequencies of the solve: for each
+ *        panel of the first grid of FILE the mean of x - rest over its
+ *        cloth vertices, and the same over each 8 x 8 vertex block of a
+ *        panel (the coarse shape's scale); prints the largest norms:
+ *        "drift D local L"
  *   test_solve seamfd FILE   the seam energy's gradient against central
  *        differences at the x of the first grid of FILE, in every
  *        coordinate of 40 touched vertices: "worst R" (relative error)
@@ -304,6 +309,50 @@ static int xdiff(const char *pa, const char *pb)
 	return 0;
 }
 
+static int drift(const char *path)
+{
+	struct grid g;
+	load(path, &g);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	const uint16_t *panel = channel(&g, "panel", GRID_U16, 1);
+	const float *rest = channel(&g, "rest", GRID_F32, 3);
+	const float *x = channel(&g, "x", GRID_F32, 3);
+	double sum[64][3] = {{0}}, count[64] = {0}, worst = 0;
+	for (size_t v = 0; v < grid_vertices(&g); v++) {
+		if ((mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+		    panel[v] >= 64)
+			continue;
+		for (int k = 0; k < 3; k++)
+			sum[panel[v]][k] += (double)x[3 * v + k] - rest[3 * v + k];
+		count[panel[v]]++;
+	}
+	for (int p = 0; p < 64; p++)
+		if (count[p] > 0)
+			worst = fmax(worst, sqrt(pow(sum[p][0], 2) + pow(sum[p][1], 2) +
+						 pow(sum[p][2], 2)) / count[p]);
+	double local = 0;
+	for (int bj = 0; bj < g.height; bj += 8)
+		for (int bi = 0; bi < g.width; bi += 8)
+			for (int p = 0; p < 64; p++) {
+				double s[3] = {0, 0, 0}, c = 0;
+				for (int j = bj; j < bj + 8 && j < g.height; j++)
+					for (int i = bi; i < bi + 8 && i < g.width; i++) {
+						size_t v = (size_t)j * (size_t)g.width + (size_t)i;
+						if ((mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+						    panel[v] != p)
+							continue;
+						for (int k = 0; k < 3; k++)
+							s[k] += (double)x[3 * v + k] - rest[3 * v + k];
+						c++;
+					}
+				if (c > 0)
+					local = fmax(local, sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) / c);
+			}
+	printf("drift %.9g local %.9g\n", worst, local);
+	grid_free(&g);
+	return 0;
+}
+
 static int seamfd(const char *path)
 {
 	struct grid g;
@@ -349,6 +398,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
 		return xdiff(argv[2], argv[3]);
+	if (argc == 3 && strcmp(argv[1], "drift") == 0)
+		return drift(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
 		return seamfd(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "shift") == 0)
@@ -362,6 +413,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B\n");
+		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
 	return 2;
 }
