@@ -87,6 +87,7 @@ static void inner_iteration(const struct problem *p, const float *x0,
 			xq[k] = cheb_mix(now + t->step[3 * q + k], oq[k], omega);
 			oq[k] = now;
 		}
+		project_vertex(p, t->gv[q], xq);
 	}
 }
 

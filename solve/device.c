@@ -46,7 +46,7 @@ int device_open(const char *chosen, const struct problem *p,
 	const struct seams *s = &p->seams;
 	struct cuda_problem cp = {
 		.w = p->w, .h = p->h, .rest = p->rest, .nbr = p->nbr,
-		.mov = p->mov, .nlinks = s->nlinks, .ntouched = s->ntouched,
+		.mov = p->mov, .plane = p->plane, .nlinks = s->nlinks, .ntouched = s->ntouched,
 		.nrefs = s->nlinks ? s->start[s->ntouched] : 0,
 		.seam_k = s->k, .link = s->link, .start = s->start,
 		.ref_link = s->ref_link, .ref_coef = s->ref_coef, .at = s->at,

@@ -23,7 +23,7 @@ struct cuda_solver {
 	size_t n, nlinks, ntouched;
 	float seam_k;
 	float *x, *prev, *next;
-	float *rest;
+	float *rest, *plane;
 	uint32_t *nbr;
 	uint8_t *mov;
 	struct seam_link *link;
@@ -81,6 +81,7 @@ __global__ void seam_gather_kernel(const float *force, const uint32_t *ref_link,
 struct step_args {
 	int w, h;
 	const float *x, *rest, *sgrad, *sdiag;
+	const float *plane;      /* NULL: no body */
 	const uint32_t *nbr;
 	const uint8_t *mov;
 	const int32_t *at;       /* NULL: no seams */
@@ -111,7 +112,10 @@ __global__ void gd_kernel(struct step_args a)
 		vertex_grad(a, a.x + 3 * v, a.w, v, (i + j) & 1, &g, &d);
 		s = solve_vertex_step(g, d, a.c.step);
 	}
-	v3_store(a.out + 3 * v, v3_add(v3_load(a.x + 3 * v), s));
+	vec3 y = v3_add(v3_load(a.x + 3 * v), s);
+	if (a.plane && a.mov[v])
+		y = collide_project_halfplane(y, a.plane + 4 * v);
+	v3_store(a.out + 3 * v, y);
 }
 
 __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
@@ -154,6 +158,9 @@ __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
 				xt[k] = cheb_mix(now + st[k], old[k], omega);
 				old[k] = now;
 			}
+			if (a.plane)
+				v3_store(xt, collide_project_halfplane(v3_load(xt),
+								a.plane + 4 * v));
 		}
 		__syncthreads();
 	}
@@ -162,13 +169,16 @@ __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
 }
 
 __global__ void cheb_kernel(float *out, const float *prev, const uint8_t *mov,
-			    size_t n, float omega)
+			    const float *plane, size_t n, float omega)
 {
 	size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	if (v >= n || !mov[v])
 		return;
 	for (int k = 0; k < 3; k++)
 		out[3 * v + k] = cheb_mix(out[3 * v + k], prev[3 * v + k], omega);
+	if (plane)
+		v3_store(out + 3 * v, collide_project_halfplane(v3_load(out + 3 * v),
+								plane + 4 * v));
 }
 
 /* ---- host side ----------------------------------------------------- */
@@ -199,6 +209,7 @@ extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
 	if (err == cudaSuccess) err = upload(&s->rest, cp->rest, 3 * s->n);
 	if (err == cudaSuccess) err = upload(&s->nbr, cp->nbr, s->n);
 	if (err == cudaSuccess) err = upload(&s->mov, cp->mov, s->n);
+	if (err == cudaSuccess && cp->plane) err = upload(&s->plane, cp->plane, 4 * s->n);
 	if (cp->nlinks) {
 		if (err == cudaSuccess) err = upload(&s->link, cp->link, cp->nlinks);
 		if (err == cudaSuccess) err = upload(&s->start, cp->start, cp->ntouched + 1);
@@ -220,7 +231,7 @@ extern "C" void cuda_solver_free(struct cuda_solver *s)
 {
 	if (!s)
 		return;
-	void *p[] = {s->x, s->prev, s->next, s->rest, s->nbr, s->mov, s->link,
+	void *p[] = {s->x, s->prev, s->next, s->rest, s->plane, s->nbr, s->mov, s->link,
 		     s->start, s->ref_link, s->ref_coef, s->force, s->sgrad,
 		     s->sdiag, s->at};
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
@@ -257,6 +268,7 @@ extern "C" int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *
 	a.rest = s->rest;
 	a.nbr = s->nbr;
 	a.mov = s->mov;
+	a.plane = s->plane;
 	a.out = s->next;
 	a.c = *c;
 	a.at = s->nlinks ? s->at : NULL;
@@ -277,7 +289,8 @@ extern "C" int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *
 		gd_kernel<<<blocks, threads>>>(a);
 	if (omega != 1.0f)
 		cheb_kernel<<<blocks_for(s->n, 256), 256>>>(s->next, s->prev,
-							     s->mov, s->n, omega);
+							     s->mov, s->plane, s->n,
+							     omega);
 	cudaError_t err = cudaGetLastError();
 	if (err == cudaSuccess)
 		err = cudaDeviceSynchronize();

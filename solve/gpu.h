@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collide.h"
 #include "seam_link.h"
 #include "solver.h"
 
@@ -26,6 +27,7 @@ struct cuda_problem {
 	const float *rest;
 	const uint32_t *nbr;
 	const uint8_t *mov;
+	const float *plane;      /* body half-planes, 4 a vertex; NULL: none */
 	/* seams (solve.h's struct seams); nlinks 0: none */
 	size_t nlinks, ntouched, nrefs;
 	float seam_k;

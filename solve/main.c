@@ -19,7 +19,8 @@ static const char usage_text[] =
 "usage: pleat-solve [-m method] [-n iterations] [-o file] [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
-"                   [--seam s] [--step s] [--check-every n] [--inner n]\n"
+"                   [--seam s] [--body file] [--collision-scale s]\n"
+"                   [--step s] [--check-every n] [--inner n]\n"
 "                   [--rho r] [--inner-rho r] [--device device]\n"
 "                   [--stats file] [--progress] [-q] [file ...]\n"
 "\n"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 "                       0: off)\n"
 "      --seam S         seam stiffness in units of the stretch stiffness\n"
 "                       (default 1; 0: seams open)\n"
+"      --body FILE      the body (OBJ): no cloth vertex goes inside it;\n"
+"                       repeat for a body per grid of a sequence\n"
+"      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
+"                       push-out); default: cell / 0.5 mm, at least 1\n"
 "      --step S         preconditioned step (default 0.4)\n"
 "      --check-every N  check the energy every N iterations (default 8)\n"
 "      --inner N        block: inner iterations (default 4)\n"
@@ -56,10 +61,20 @@ static const char usage_text[] =
 "With no file, or when file is -, read standard input.\n"
 "See pleat-solve(1) and pleat-grid(5).\n";
 
+#define MAX_BODIES 4096
+/* The paper's collision lengths hold at this cell size or finer. */
+#define COLLIDE_FINE_CELL 0.5e-3
+/* Vertices farther than this many push-outs from the body skip it. */
+#define BODY_REACH 50
+
 struct options {
 	struct solve_params sp;
 	const char *output, *stats, *device;
 	const char *gpu;         /* the GPU chosen, NULL: the CPU */
+	const char *body_files[MAX_BODIES];
+	struct body bodies[MAX_BODIES];
+	int nbodies;
+	double collision_scale;  /* 0: from the cell size */
 	int progress, quiet;
 	char **files;
 	int nfiles;
@@ -67,7 +82,8 @@ struct options {
 
 enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
-       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM };
+       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM,
+       OPT_BODY, OPT_COLLISION_SCALE };
 
 static const struct option longopts[] = {
 	{"method", required_argument, NULL, 'm'},
@@ -81,6 +97,8 @@ static const struct option longopts[] = {
 	{"density", required_argument, NULL, OPT_DENSITY},
 	{"shape", required_argument, NULL, OPT_SHAPE},
 	{"seam", required_argument, NULL, OPT_SEAM},
+	{"body", required_argument, NULL, OPT_BODY},
+	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
 	{"step", required_argument, NULL, OPT_STEP},
 	{"check-every", required_argument, NULL, OPT_CHECK},
 	{"inner", required_argument, NULL, OPT_INNER},
@@ -175,6 +193,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_POISSON: v.poisson = parse_double("--poisson", optarg, 0, 0.49); break;
 		case OPT_DENSITY: v.density = parse_double("--density", optarg, 0, 100); break;
 		case OPT_SHAPE: o->sp.shape = parse_double("--shape", optarg, 0, 1e12); break;
+		case OPT_BODY:
+			if (o->nbodies == MAX_BODIES)
+				usage_fail("--body: at most %d bodies", MAX_BODIES);
+			o->body_files[o->nbodies++] = optarg;
+			break;
+		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
 		case OPT_CHECK: o->sp.check_every = (int)parse_long("--check-every", optarg, 1, 1000000); break;
@@ -201,7 +225,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 struct listener {
 	FILE *stats;
 	const char *name;
-	int grid;
+	int grid;                /* in its file, from 1 */
+	int nth;                 /* in the whole input, from 0 */
 };
 
 static void on_check(const struct solve_event *ev, void *arg)
@@ -246,6 +271,27 @@ static void report(const struct options *o, const struct listener *l,
 	fputc('\n', stderr);
 }
 
+/* The grid's body: the k-th --body for the k-th grid of the input (all
+ * files together), or the only one for all of them. */
+static void attach_body(const struct options *o, const struct listener *l,
+			struct problem *p, const struct grid *g)
+{
+	int k = o->nbodies == 1 ? 0 : l->nth;
+	if (k >= o->nbodies)
+		die("%s: grid %d: no body for it: it is grid %d of the input, "
+		    "and %d --body were given", l->name, l->grid, l->nth + 1,
+		    o->nbodies);
+	double scale = o->collision_scale > 0 ? o->collision_scale :
+		       fmax(1.0, g->cell / COLLIDE_FINE_CELL);
+	double offset = COLLIDE_OFFSET * scale;
+	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data, offset,
+			 BODY_REACH * offset);
+	if (!o->quiet && p->contact.inside)
+		warnx("%s: grid %d: %zu cloth vertices started inside %s (deepest "
+		      "%.3g mm): pushed out", l->name, l->grid, p->contact.inside,
+		      o->body_files[k], 1e3 * p->contact.deepest);
+}
+
 static void solve_grid(const struct options *o, struct listener *l,
 		       struct grid *g)
 {
@@ -258,6 +304,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 		warnx("%s: grid %d: %zu seam vertices have no cloth at their "
 		      "partner point and stay open", l->name, l->grid,
 		      p.seams.nopen);
+	if (o->nbodies)
+		attach_body(o, l, &p, g);
 	struct solve_device dev = {0};
 	if (device_open(o->gpu, &p, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
@@ -290,16 +338,18 @@ static FILE **open_inputs(char **files, int n)
 	return f;
 }
 
+/* Solves the grids of one input; *nth counts the grids of all inputs. */
 static void solve_stream(const struct options *o, FILE *in, const char *name,
-			 FILE *out, FILE *stats)
+			 FILE *out, FILE *stats, int *nth)
 {
 	struct grid g;
 	struct error e;
 	struct grid_reader r = {.f = in, .name = name};
-	struct listener l = {stats, name, 0};
+	struct listener l = {stats, name, 0, 0};
 	int res;
 	while ((res = grid_read(&r, &g, &e)) == 1) {
 		l.grid = r.index;
+		l.nth = (*nth)++;
 		solve_grid(o, &l, &g);
 		if (grid_write(&g, out, o->output, &e))
 			die("%s", e.msg);
@@ -316,6 +366,7 @@ int main(int argc, char **argv)
 	struct error e;
 	FILE *stats = NULL;
 	char *stdin_name[] = {"-"};
+	int nth = 0;
 	progname = "pleat-solve";
 	parse_options(argc, argv, &o);
 	progress_init(o.progress);
@@ -323,12 +374,15 @@ int main(int argc, char **argv)
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_inputs(files, nfiles);
+	for (int k = 0; k < o.nbodies; k++)
+		if (body_load(&o.bodies[k], o.body_files[k], &e))
+			die("%s", e.msg);
 	if (o.stats && !(stats = fopen(o.stats, "w")))
 		die("cannot open %s: %s", o.stats, strerror(errno));
 	if (outfile_open(&out, o.output, 1, &e))
 		die("%s", e.msg);
 	for (int k = 0; k < nfiles; k++) {
-		solve_stream(&o, in[k], files[k], out.f, stats);
+		solve_stream(&o, in[k], files[k], out.f, stats, &nth);
 		if (in[k] != stdin)
 			fclose(in[k]);
 	}

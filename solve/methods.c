@@ -38,6 +38,8 @@ void gd_step(const struct problem *p, const float *x, float *out)
 			out[3 * v] = xv[0] + s.x;
 			out[3 * v + 1] = xv[1] + s.y;
 			out[3 * v + 2] = xv[2] + s.z;
+			if (p->mov[v])
+				project_vertex(p, v, out + 3 * v);
 		}
 }
 
@@ -47,10 +49,12 @@ static void cheb_apply(const struct problem *p, float *out,
 {
 	#pragma omp parallel for schedule(static)
 	for (long v = 0; v < (long)p->n; v++)
-		if (p->mov[v])
+		if (p->mov[v]) {
 			for (int k = 0; k < 3; k++)
 				out[3 * v + k] = cheb_mix(out[3 * v + k],
 							  prev[3 * v + k], omega);
+			project_vertex(p, (size_t)v, out + 3 * v);
+		}
 }
 
 /* Nonlinear PCG with the block step as its preconditioner (Wang 2021,
@@ -106,6 +110,7 @@ static void pcg_step(struct problem *p, const struct solve_params *sp,
 			s->d[q] = p->mov[v] ? s->z[q] + b * s->d[q] : 0.0f;
 			p->next[q] = p->x[q] + s->d[q];
 		}
+	problem_project(p, p->next);
 	float *t = s->zprev;
 	s->zprev = s->z;
 	s->z = t;

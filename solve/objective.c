@@ -132,6 +132,7 @@ void problem_free(struct problem *p)
 	free(p->good);
 	free(p->nbr);
 	free(p->mov);
+	free(p->plane);
 	seams_free(&p->seams);
 	memset(p, 0, sizeof *p);
 }
@@ -249,4 +250,23 @@ double problem_dot(const struct problem *p, const float *a, const float *b)
 		sum += rows[j];
 	free(rows);
 	return sum;
+}
+
+void problem_set_body(struct problem *p, const struct body *b,
+		      const uint8_t *mask, double offset, double reach)
+{
+	p->plane = xmalloc_array(p->n, 4 * sizeof(float));
+	body_halfplanes(b, p->x, mask, p->n, offset, reach, p->plane,
+			&p->contact);
+	problem_project(p, p->x);
+}
+
+void problem_project(const struct problem *p, float *x)
+{
+	if (!p->plane)
+		return;
+	#pragma omp parallel for schedule(static)
+	for (long v = 0; v < (long)p->n; v++)
+		if (p->mov[v])
+			project_vertex(p, (size_t)v, x + 3 * v);
 }

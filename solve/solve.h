@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 #include "grid.h"
+#include "body.h"
 #include "material.h"
+#include "collide.h"
 #include "seam_link.h"
 #include "solver.h"
 
@@ -71,6 +73,9 @@ struct problem {
 	struct energy_coef_d cd; /* the same constants in double, for F */
 	double shape;            /* k_shape * m, N/m */
 	struct seams seams;
+	float *plane;            /* body half-planes, 4 a vertex (collide.h),
+				    NULL without a body */
+	struct body_plane_stats contact;
 };
 
 /* The objective at one point, as a check sees it. */
@@ -86,6 +91,21 @@ int problem_init(struct problem *p, struct grid *g,
 		 const struct solve_params *sp, struct error *e);
 void problem_free(struct problem *p);
 void problem_check(const struct problem *p, const float *x, struct check *k);
+/* The body (--body): every cloth vertex's half-plane from its position in
+ * p->x, the surface pushed out by offset (metres), for vertices within
+ * reach of it; then p->x projected onto them, so that the solve starts
+ * from a feasible point. */
+void problem_set_body(struct problem *p, const struct body *b,
+		      const uint8_t *mask, double offset, double reach);
+/* Projects the moving vertices of x onto their half-planes (no-op
+ * without a body). */
+void problem_project(const struct problem *p, float *x);
+static inline void project_vertex(const struct problem *p, size_t v, float *xv)
+{
+	if (p->plane)
+		v3_store(xv, collide_project_halfplane(v3_load(xv), p->plane + 4 * v));
+}
+
 /* grad F at x on the moving vertices, 0 elsewhere; the seams must have
  * been updated at x (seams_update). */
 void problem_gradient(const struct problem *p, const float *x, float *grad);

@@ -63,3 +63,17 @@ gpu_vs_cpu() {
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == "pleat-solve: running on the GPU: "*"(sm_"* ]]
 }
+
+@test "CUDA and CPU agree within 1e-5 m with a body (half-plane projection)" {
+	W="$BATS_TEST_TMPDIR"
+	printf 'v -1 -1 -0.01\nv 1 -1 -0.01\nv 1 1 -0.01\nv -1 1 -0.01\nf 1 2 3\nf 1 3 4\n' > "$W/floor.obj"
+	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
+	pleat-resample -s 256 "$W/skirt.obj" > "$W/skirt.grid"
+	"$PLEAT_TESTBIN/test_solve" shift "$W/skirt.grid" 1 0.01 > "$W/in.grid"
+	pleat-solve -q -n 64 --device cpu --body "$W/floor.obj" "$W/in.grid" > "$W/cpu.grid"
+	pleat-solve -q -n 64 --device cuda --body "$W/floor.obj" "$W/in.grid" > "$W/gpu.grid"
+	run "$PLEAT_TESTBIN/test_solve" xdiff "$W/cpu.grid" "$W/gpu.grid"
+	echo "# body: $output" >&3
+	read -r _ diff _ motion < <(echo "$output")
+	awk -v d="$diff" 'BEGIN { exit !(d < 1e-5) }'
+}

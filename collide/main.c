@@ -1,0 +1,288 @@
+/* pleat-collide - measure the collisions of a garment on its grid.
+ *
+ * For each grid of the input: the cloth's triangle pairs that intersect
+ * each other, the cloth vertices inside the body deeper than a tolerance,
+ * and optionally what the self-collision proximity search finds.  One
+ * line a grid on standard output; --list adds one line per offence. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "grid.h"
+#include "progress.h"
+#include "proximity.h"
+
+static const char usage_text[] =
+"usage: pleat-collide [-b body] [-d metres] [-c channel] [-s metres]\n"
+"                     [-k count] [--no-intersections] [-l] [-v]\n"
+"                     [file ...]\n"
+"\n"
+"Count the collisions of each grid's cloth: pairs of its triangles that\n"
+"intersect, and vertices inside the body.  One line a grid.\n"
+"\n"
+"  -b, --body FILE      the body (OBJ): count cloth vertices inside it\n"
+"  -d, --depth METRES   only deeper than this counts (default 0.0001)\n"
+"  -c, --channel NAME   positions: an f32 x 3 channel (default x, or\n"
+"                       rest when the grid has no x)\n"
+"  -s, --search METRES  also run the self-collision proximity search with\n"
+"                       this radius and report what it finds\n"
+"  -k, --neighbours N   list length of that search (default 16)\n"
+"      --no-intersections\n"
+"                       do not test the triangles for intersections\n"
+"  -l, --list           print every offence: vertices inside the body and\n"
+"                       intersecting triangle pairs\n"
+"  -v, --verbose        report timings on standard error\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"With no file, or when file is -, read standard input.\n"
+"See pleat-collide(1) and pleat-grid(5).\n";
+
+struct options {
+	const char *body_path;
+	double depth;
+	const char *channel;
+	double search;           /* 0: no proximity search */
+	int neighbours;
+	int intersections;
+	int list, verbose;
+	char **files;
+	int nfiles;
+};
+
+enum { OPT_NO_INTERSECTIONS = 256 };
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"body", required_argument, NULL, 'b'},
+		{"depth", required_argument, NULL, 'd'},
+		{"channel", required_argument, NULL, 'c'},
+		{"search", required_argument, NULL, 's'},
+		{"neighbours", required_argument, NULL, 'k'},
+		{"no-intersections", no_argument, NULL, OPT_NO_INTERSECTIONS},
+		{"list", no_argument, NULL, 'l'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	memset(o, 0, sizeof *o);
+	o->depth = 1e-4;
+	o->neighbours = COLLIDE_NEIGHBOURS;
+	o->intersections = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:d:c:s:k:lvhV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'b': o->body_path = optarg; break;
+		case 'd': o->depth = parse_double("--depth", optarg, 0, 1e3); break;
+		case 'c': o->channel = optarg; break;
+		case 's': o->search = parse_double("--search", optarg, 1e-9, 1e3); break;
+		case 'k': o->neighbours = (int)parse_long("--neighbours", optarg, 1, COLLIDE_MAX_NEIGHBOURS); break;
+		case OPT_NO_INTERSECTIONS: o->intersections = 0; break;
+		case 'l': o->list = 1; break;
+		case 'v': o->verbose = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("pleat-collide %s\n", PLEAT_VERSION); exit(0);
+		default: usage_bad_option(c, argv);
+		}
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+}
+
+/* The positions to check: the named channel, or x, or rest. */
+static const struct grid_channel *positions(const struct options *o,
+					    const struct grid *g,
+					    const char *name, int index)
+{
+	const char *want = o->channel ? o->channel :
+			   grid_find(g, "x") ? "x" : "rest";
+	const struct grid_channel *c = grid_find(g, want);
+	if (!c)
+		die("%s: grid %d has no '%s' channel%s", name, index, want,
+		    o->channel ? "" : " (nor x): run pleat-resample first");
+	if (c->type != GRID_F32 || c->comps != 3)
+		die("%s: grid %d: its '%s' channel is %s x %d, not f32 x 3",
+		    name, index, want, grid_type_name(c->type), c->comps);
+	const float *x = c->data;
+	size_t m = grid_vertices(g) * 3;
+	for (size_t k = 0; k < m; k++)
+		if (!isfinite(x[k]))
+			die("%s: grid %d: '%s' is not finite at vertex (%zu, %zu)",
+			    name, index, want, k / 3 % (size_t)g->width,
+			    k / 3 / (size_t)g->width);
+	return c;
+}
+
+static size_t count_cloth(const uint8_t *mask, size_t n)
+{
+	size_t c = 0;
+	for (size_t v = 0; v < n; v++)
+		c += (mask[v] & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
+	return c;
+}
+
+/* A triangle by its cell and half: 0 the lower one, (i,j) (i+1,j)
+ * (i,j+1); 1 the upper, (i+1,j) (i+1,j+1) (i,j+1). */
+static void print_triangle(FILE *f, const struct grid *g, const uint32_t *t)
+{
+	int upper = t[1] != t[0] + 1;
+	size_t v = t[0] - (uint32_t)upper;
+	fprintf(f, " (%zu %zu %d)", v % (size_t)g->width, v / (size_t)g->width,
+		upper);
+}
+
+/* Each test adds its part to the grid's line on standard output and,
+ * with --list, its offences to `list`, printed after the line. */
+static void intersections(const struct options *o, const struct grid *g,
+			  const float *x, const uint16_t *panel, FILE *list)
+{
+	uint32_t *tri, *pairs = NULL;
+	const uint8_t *mask = grid_find(g, "mask")->data;
+	double t0 = now_seconds();
+	size_t ntri = grid_triangles(g->width, g->height, mask, panel, &tri);
+	size_t n = count_intersections(x, tri, ntri, list ? &pairs : NULL);
+	printf(", %zu triangles, %zu intersecting triangle pairs", ntri, n);
+	if (o->verbose)
+		fprintf(stderr, "%s: %zu triangles tested for intersections in "
+			"%.3f s\n", progname, ntri, now_seconds() - t0);
+	if (list)
+		for (size_t q = 0; q < n; q++) {
+			fputs("  intersecting", list);
+			print_triangle(list, g, tri + 3 * (size_t)pairs[2 * q]);
+			print_triangle(list, g, tri + 3 * (size_t)pairs[2 * q + 1]);
+			fputc('\n', list);
+		}
+	free(pairs);
+	free(tri);
+}
+
+static void inside_body(const struct options *o, const struct body *b,
+			const struct grid *g, const float *x, FILE *list)
+{
+	size_t n = grid_vertices(g);
+	const uint8_t *mask = grid_find(g, "mask")->data;
+	float *depth = list ? xmalloc_array(n, sizeof(float)) : NULL;
+	double deepest, t0 = now_seconds();
+	size_t in = body_count_inside(b, x, mask, n, o->depth, depth, &deepest);
+	printf(", %zu vertices deeper than %g m inside the body (deepest %.6g m)",
+	       in, o->depth, deepest);
+	if (o->verbose)
+		fprintf(stderr, "%s: body: %zu vertices tested in %.3f s\n",
+			progname, n, now_seconds() - t0);
+	if (list)
+		for (size_t v = 0; v < n; v++)
+			if (depth[v] > o->depth)
+				fprintf(list, "  inside (%zu %zu) %.6g m\n",
+					v % (size_t)g->width, v / (size_t)g->width,
+					depth[v]);
+	free(depth);
+}
+
+static void report_proximity(const struct options *o, const struct grid *g,
+		      const float *x, const char *name, int index)
+{
+	struct proximity pr;
+	struct error e;
+	if (proximity_init(&pr, g, o->neighbours, &e))
+		die("%s: grid %d %s", name, index, e.msg);
+	double t0 = now_seconds();
+	proximity_refresh(&pr, x, o->search);
+	const struct proximity_stats *s = &pr.stats;
+	printf(", %zu vertex pairs closer than %g m (%zu blocks, %zu long-range "
+	       "block pairs, %zu vertices over %d)", s->pairs, o->search,
+	       s->blocks, s->long_pairs, s->overflow, o->neighbours);
+	if (o->verbose)
+		fprintf(stderr, "%s: proximity search in %.3f s on %d threads\n",
+			progname, now_seconds() - t0, omp_get_max_threads());
+	proximity_free(&pr);
+}
+
+static void check_grid(const struct options *o, const struct body *b,
+		       struct grid *g, const char *name, int index)
+{
+	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
+	const struct grid_channel *pc = grid_find(g, "panel");
+	if (!mc)
+		die("%s: grid %d has no 'mask' channel (u8 x 1)", name, index);
+	if (pc && (pc->type != GRID_U16 || pc->comps != 1))
+		die("%s: grid %d: its 'panel' channel is %s x %d, not u16 x 1",
+		    name, index, grid_type_name(pc->type), pc->comps);
+	const struct grid_channel *xc = positions(o, g, name, index);
+	const float *x = xc->data;
+	char *listed = NULL;
+	size_t len = 0;
+	FILE *list = o->list ? open_memstream(&listed, &len) : NULL;
+	if (o->list && !list)
+		die("cannot make the list: %s", strerror(errno));
+	printf("%s: grid %d: positions %s, %zu cloth vertices", name, index,
+	       xc->name, count_cloth(mc->data, grid_vertices(g)));
+	if (o->intersections)
+		intersections(o, g, x, pc ? pc->data : NULL, list);
+	if (b)
+		inside_body(o, b, g, x, list);
+	if (o->search > 0)
+		report_proximity(o, g, x, name, index);
+	putchar('\n');
+	if (list) {
+		if (fclose(list) == EOF)
+			die("cannot make the list: out of memory");
+		fputs(listed, stdout);
+		free(listed);
+	}
+}
+
+static void check_stream(const struct options *o, const struct body *b,
+			 const char *path)
+{
+	struct grid g;
+	struct error e;
+	int stdin_input = strcmp(path, "-") == 0;
+	FILE *f = stdin_input ? stdin : fopen(path, "rb");
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	struct grid_reader r = {.f = f, .name = path};
+	int res;
+	while ((res = grid_read(&r, &g, &e)) == 1) {
+		check_grid(o, b, &g, path, r.index);
+		grid_free(&g);
+	}
+	if (res < 0)
+		die("%s", e.msg);
+	if (!stdin_input && r.index == 0)
+		die("%s: holds no grid (the file is empty)", path);
+	if (!stdin_input)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct body body;
+	struct error e;
+	char *stdin_name[] = {"-"};
+	progname = "pleat-collide";
+	parse_options(argc, argv, &o);
+	if (o.body_path) {
+		double t0 = now_seconds();
+		if (body_load(&body, o.body_path, &e))
+			die("%s", e.msg);
+		if (o.verbose)
+			fprintf(stderr, "%s: %s: %d triangles, tree built in %.3f s\n",
+				progname, o.body_path, body.ntri, now_seconds() - t0);
+	}
+	char **files = o.nfiles ? o.files : stdin_name;
+	int nfiles = o.nfiles ? o.nfiles : 1;
+	for (int k = 0; k < nfiles; k++)
+		check_stream(&o, o.body_path ? &body : NULL, files[k]);
+	if (o.body_path)
+		body_free(&body);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die("write error on standard output");
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* collide.h - the collision arithmetic, written once for the CPU and the
+ * GPU (PL_HD, see hostdev.h): the body half-plane projection, the
+ * self-collision repulsion of a vertex, which pairs of vertices never
+ * repel, and the bounded per-vertex proximity lists.
+ *
+ * Lengths (the paper's values at full resolution, scaled at coarser
+ * levels, see collide_params_init):
+ *   COLLIDE_OFFSET  0.4 mm  how far the body surface is pushed out
+ *   COLLIDE_RADIUS  0.4 mm  R: vertices closer than R repel
+ *   COLLIDE_SEARCH  0.55 mm the proximity search radius: pairs closer
+ *                           than this are listed, so that a pair that
+ *                           closes in to R between two refreshes of the
+ *                           lists is already there
+ *   COLLIDE_NEIGHBOURS 16   at most this many neighbours a vertex
+ *   COLLIDE_REACH   1 cm    vertices farther from the body get no
+ *                           half-plane (a solve moves the cloth by
+ *                           millimetres, not centimetres)
+ *
+ * A solver uses it all like this (body.h, proximity.h):
+ *   struct collide_params cp;  collide_params_init(&cp, scale, k);
+ *   body_load(&body, path, &e);                  once per body (a frame)
+ *   body_halfplanes(&body, x0, mask, n, cp.offset, cp.reach, plane, &st);
+ *                                                from the starting x0
+ *   proximity_init(&pr, grid, cp.neighbours, &e);    once per grid
+ *   proximity_refresh(&pr, x, cp.search);        on the refresh schedule
+ *   per vertex v, in the gradient:
+ *     collide_vertex_repel(x, v, pr.list + v * pr.k, proximity_kept(&pr, v),
+ *                          cp.radius, cp.stiffness, &g, &d);
+ *   per vertex v, after every inner iteration:
+ *     xv = collide_project_halfplane(xv, plane + 4 * v);
+ *   in the energy check: collide_vertex_energy(...) per vertex.
+ *
+ * Body (the paper's Eq. 10).  Each cloth vertex has a half-plane
+ * (n, d): n . x >= d (body.h makes them).  After every inner iteration
+ * the vertex is projected onto it when it lies behind; the zero plane of
+ * a vertex far from the body never projects.
+ *
+ * Self collision (Eq. 11).  A pair (a, b) of cloth vertices closer than
+ * R that are not grid neighbours has the energy 0.5 k (R - |xa - xb|)².
+ * Grid neighbours are the pairs the cloth's own energies already hold
+ * apart or together, and the pairs a seam sews together:
+ *   - a and b on the same panel, |ia - ib| <= 2 and |ja - jb| <= 2 (the
+ *     5 x 5 square around a vertex: it holds the elastic six-neighbour
+ *     ring and the bending stencils, which reach 2 along the axes); and
+ *   - b within 2.5 cells, along each grid axis, of a's seam partner (the
+ *     pattern point across the seam that a is sewn to, in grid units),
+ *     or a within 2.5 cells of b's seam partner, whatever the panels.
+ *     Without this rule the repulsion would push apart the two sides of
+ *     every seam, which the seam energy pulls together.
+ * Vertices of different panels are otherwise never neighbours, even
+ * where the panels are adjacent in the grid: in the pattern, panels are
+ * apart (outside vertices between them) or meet at a seam, which the
+ * second rule covers.  At the default lengths R is below a cell at full
+ * resolution, so a pair of the same panel further than 2 cells apart in
+ * the grid only comes within R where the cloth folds onto itself.
+ *
+ * Proximity lists.  Vertex v's list holds up to K neighbours, closest
+ * first, ordered by the key (squared distance, index of the neighbour);
+ * when more than K pairs are found, the K smallest keys are kept, which
+ * is the same set whatever order the pairs are found in (so the lists
+ * do not depend on the thread count or the GPU's scheduling).  A pair is
+ * offered to both of its vertices, so lists are symmetric as long as no
+ * vertex overflows.
+ */
+#ifndef PLEAT_COLLIDE_H
+#define PLEAT_COLLIDE_H
+
+#include <stdint.h>
+
+#include "hostdev.h"
+#include "vec.h"
+
+#define COLLIDE_OFFSET 0.4e-3
+#define COLLIDE_RADIUS 0.4e-3
+#define COLLIDE_SEARCH 0.55e-3
+#define COLLIDE_NEIGHBOURS 16
+#define COLLIDE_REACH 0.01
+#define COLLIDE_MAX_NEIGHBOURS 64   /* the largest list length allowed */
+#define COLLIDE_RING 2              /* grid neighbours: 5 x 5 square */
+#define COLLIDE_SEAM_RING 2.5f      /* around a seam partner, cells */
+#define COLLIDE_BLOCK 4             /* collision blocks: 4 x 4 vertices */
+
+/* The collision constants of one level.  scale is the level's cell over
+ * the finest level's cell (1 at full resolution, 2, 4 ... at coarser
+ * levels): the lengths grow with it, so that R keeps its ratio to the
+ * cell and a coarse level's cloth stays as far from itself and the body,
+ * in cells, as the finest does.  k is the repulsion stiffness, N/m; the
+ * caller picks it (a good start: the material's stretch stiffness, so
+ * that a pair at distance 0 pushes as hard as a cell stretched by R). */
+struct collide_params {
+	double offset;        /* body push-out, metres */
+	double radius;        /* R, metres */
+	double search;        /* proximity search radius, metres */
+	double reach;         /* half-planes only within this of the body */
+	int neighbours;       /* list length K */
+	double stiffness;     /* k, N/m */
+};
+
+PL_HD void collide_params_init(struct collide_params *p, double scale,
+			       double stiffness)
+{
+	p->offset = COLLIDE_OFFSET * scale;
+	p->radius = COLLIDE_RADIUS * scale;
+	p->search = COLLIDE_SEARCH * scale;
+	p->reach = COLLIDE_REACH * scale;
+	p->neighbours = COLLIDE_NEIGHBOURS;
+	p->stiffness = stiffness;
+}
+
+/* ---- body ---------------------------------------------------------------- */
+
+/* x projected onto its half-plane (n, d) = plane[0..3] when behind it. */
+PL_HD vec3 collide_project_halfplane(vec3 x, const float *plane)
+{
+	vec3 n = v3(plane[0], plane[1], plane[2]);
+	float s = v3_dot(n, x) - plane[3];
+	return s < 0.0f ? v3_madd(x, n, -s) : x;
+}
+
+/* How far x is behind its half-plane (0 when in front), metres. */
+PL_HD float collide_halfplane_violation(vec3 x, const float *plane)
+{
+	float s = plane[0] * x.x + plane[1] * x.y + plane[2] * x.z - plane[3];
+	return s < 0.0f ? -s : 0.0f;
+}
+
+/* ---- repulsion ----------------------------------------------------------- */
+
+/* |xa - xb|², computed the same way whichever vertex asks, so that both
+ * ends of a pair see the same key. */
+PL_HD float collide_dist2(const float *xa, const float *xb)
+{
+	float dx = xa[0] - xb[0], dy = xa[1] - xb[1], dz = xa[2] - xb[2];
+	return dx * dx + dy * dy + dz * dz;
+}
+
+/* The repulsion of b on a: adds the gradient of 0.5 k (R - d)² with
+ * respect to xa to *g and its preconditioner k (the largest eigenvalue
+ * of the pair's Hessian block, k u u^T - k (R - d)/d (I - u u^T), is k)
+ * to *diag; nothing when d >= R.  At d = 0 the direction is undefined:
+ * no force, only the preconditioner. */
+PL_HD void collide_repel(const float *xa, const float *xb, float radius,
+			 float k, vec3 *g, float *diag)
+{
+	vec3 r = v3(xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]);
+	float d2 = v3_dot(r, r);
+	if (!(d2 < radius * radius))
+		return;
+	float d = sqrtf(d2);
+	if (d > 0.0f)
+		*g = v3_madd(*g, r, -k * (radius - d) / d);
+	*diag += k;
+}
+
+/* The energy of one pair, J (double, for the solver's checks). */
+PL_HD double collide_pair_energy(const float *xa, const float *xb,
+				 double radius, double k)
+{
+	double dx = (double)xa[0] - xb[0], dy = (double)xa[1] - xb[1];
+	double dz = (double)xa[2] - xb[2];
+	double d = sqrt(dx * dx + dy * dy + dz * dz);
+	return d < radius ? 0.5 * k * (radius - d) * (radius - d) : 0.0;
+}
+
+/* Vertex v's repulsion from its list (count entries of `list`, vertex
+ * indices into x, 3 floats a vertex): adds gradient and preconditioner. */
+PL_HD void collide_vertex_repel(const float *x, uint32_t v,
+				const uint32_t *list, int count, float radius,
+				float k, vec3 *g, float *diag)
+{
+	for (int s = 0; s < count; s++)
+		collide_repel(x + 3 * (size_t)v, x + 3 * (size_t)list[s], radius,
+			      k, g, diag);
+}
+
+/* Vertex v's share of the repulsion energy: half of each listed pair's
+ * (the other half is its neighbour's, the lists being symmetric). */
+PL_HD double collide_vertex_energy(const float *x, uint32_t v,
+				   const uint32_t *list, int count,
+				   double radius, double k)
+{
+	double sum = 0.0;
+	for (int s = 0; s < count; s++)
+		sum += 0.5 * collide_pair_energy(x + 3 * (size_t)v,
+						 x + 3 * (size_t)list[s],
+						 radius, k);
+	return sum;
+}
+
+/* ---- which pairs never repel ------------------------------------------- */
+
+/* What the exclusion rule needs of a vertex: its grid position, panel and
+ * seam partner in grid units (NaN, NaN when it has none). */
+struct collide_site {
+	int i, j;
+	int panel;
+	float partner_i, partner_j;
+};
+
+PL_HD int collide_near_partner(const struct collide_site *a,
+			       const struct collide_site *b)
+{
+	/* NaN compares false: no partner, no exclusion */
+	return fabsf((float)b->i - a->partner_i) <= COLLIDE_SEAM_RING &&
+	       fabsf((float)b->j - a->partner_j) <= COLLIDE_SEAM_RING;
+}
+
+/* Whether a and b are grid neighbours (see the top of this file). */
+PL_HD int collide_excluded(const struct collide_site *a,
+			   const struct collide_site *b)
+{
+	int di = a->i - b->i, dj = a->j - b->j;
+	if (a->panel == b->panel && di <= COLLIDE_RING && di >= -COLLIDE_RING &&
+	    dj <= COLLIDE_RING && dj >= -COLLIDE_RING)
+		return 1;
+	return collide_near_partner(a, b) || collide_near_partner(b, a);
+}
+
+/* ---- bounded lists ------------------------------------------------------- */
+
+/* Whether key (d2a, a) comes before (d2b, b). */
+PL_HD int collide_key_less(float d2a, uint32_t a, float d2b, uint32_t b)
+{
+	return d2a < d2b || (d2a == d2b && a < b);
+}
+
+/* Offers neighbour b, at squared distance d2, to the list of vertex v:
+ * list holds *kept entries (at most k_max) sorted by key, the keys of
+ * the entries recomputed from x (positions, 3 floats a vertex), so that
+ * a list needs no storage for distances.  Keeps the k_max smallest keys.
+ * Not thread safe: the caller owns v's list while offering. */
+PL_HD void collide_list_offer(const float *x, uint32_t v, uint32_t *list,
+			      int *kept, int k_max, uint32_t b, float d2)
+{
+	const float *xv = x + 3 * (size_t)v;
+	int s = *kept;
+	if (s == k_max) {
+		uint32_t last = list[s - 1];
+		if (!collide_key_less(d2, b, collide_dist2(xv, x + 3 * (size_t)last),
+				      last))
+			return;
+		s--;              /* the last entry falls off the end */
+	} else {
+		(*kept)++;
+	}
+	/* shift larger keys up one slot, then insert */
+	while (s > 0) {
+		uint32_t prev = list[s - 1];
+		if (!collide_key_less(d2, b, collide_dist2(xv, x + 3 * (size_t)prev),
+				      prev))
+			break;
+		list[s] = prev;
+		s--;
+	}
+	list[s] = b;
+}
+
+#endif

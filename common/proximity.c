@@ -1,0 +1,798 @@
+/* proximity.c - proximity search and triangle intersections of a grid's
+ * cloth (see proximity.h). */
+#include "proximity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_cloth(uint8_t m)
+{
+	return (m & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
+}
+
+/* ---- setting up ---------------------------------------------------------- */
+
+static void make_sites(struct proximity *pr, const struct grid *g,
+		       const uint8_t *mask, const uint16_t *panel,
+		       const float *seam)
+{
+	for (size_t v = 0; v < pr->n; v++) {
+		struct collide_site *s = &pr->site[v];
+		s->i = (int)(v % (size_t)pr->w);
+		s->j = (int)(v / (size_t)pr->w);
+		s->panel = panel ? panel[v] : 0;
+		s->partner_i = s->partner_j = NAN;
+		if (seam && (mask[v] & MASK_SEAM) && isfinite(seam[3 * v]) &&
+		    isfinite(seam[3 * v + 1])) {
+			s->partner_i = (float)((seam[3 * v] - g->origin[0]) / g->cell);
+			s->partner_j = (float)((seam[3 * v + 1] - g->origin[1]) / g->cell);
+		}
+	}
+}
+
+/* Tile t's cloth vertices, grouped by panel in order of first appearance
+ * (row by row): one block each.  Returns how many blocks; writes them
+ * when out is not NULL. */
+static int tile_blocks(const struct proximity *pr, const uint8_t *mask,
+		       int ti, int tj, struct proximity_block *out)
+{
+	int panels[COLLIDE_BLOCK * COLLIDE_BLOCK], np = 0;
+	struct proximity_block tmp[COLLIDE_BLOCK * COLLIDE_BLOCK];
+	for (int dj = 0; dj < COLLIDE_BLOCK; dj++)
+		for (int di = 0; di < COLLIDE_BLOCK; di++) {
+			int i = ti * COLLIDE_BLOCK + di, j = tj * COLLIDE_BLOCK + dj;
+			if (i >= pr->w || j >= pr->h)
+				continue;
+			size_t v = (size_t)j * (size_t)pr->w + (size_t)i;
+			if (!is_cloth(mask[v]))
+				continue;
+			int b = 0;
+			while (b < np && panels[b] != pr->site[v].panel)
+				b++;
+			if (b == np) {
+				panels[np++] = pr->site[v].panel;
+				tmp[b] = (struct proximity_block){.ti = ti, .tj = tj};
+			}
+			tmp[b].v[tmp[b].nv++] = (uint32_t)v;
+		}
+	if (out)
+		memcpy(out, tmp, (size_t)np * sizeof *tmp);
+	return np;
+}
+
+static void make_blocks(struct proximity *pr, const uint8_t *mask)
+{
+	pr->tw = (pr->w + COLLIDE_BLOCK - 1) / COLLIDE_BLOCK;
+	pr->th = (pr->h + COLLIDE_BLOCK - 1) / COLLIDE_BLOCK;
+	size_t ntiles = (size_t)pr->tw * (size_t)pr->th;
+	pr->tile_first = xmalloc_array(ntiles + 1, sizeof(int));
+	pr->tile_first[0] = 0;
+	for (size_t t = 0; t < ntiles; t++)
+		pr->tile_first[t + 1] = pr->tile_first[t] +
+			tile_blocks(pr, mask, (int)(t % (size_t)pr->tw),
+				    (int)(t / (size_t)pr->tw), NULL);
+	pr->nblocks = pr->tile_first[ntiles];
+	pr->block = xmalloc_array((size_t)pr->nblocks + 1, sizeof *pr->block);
+	#pragma omp parallel for schedule(static)
+	for (long t = 0; t < (long)ntiles; t++)
+		tile_blocks(pr, mask, (int)(t % pr->tw), (int)(t / pr->tw),
+			    &pr->block[pr->tile_first[t]]);
+}
+
+int proximity_init(struct proximity *pr, const struct grid *g, int k,
+		   struct error *e)
+{
+	memset(pr, 0, sizeof *pr);
+	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
+	const struct grid_channel *pc = grid_find(g, "panel");
+	const struct grid_channel *sc = grid_find(g, "seam");
+	if (!mc)
+		return error_set(e, "has no 'mask' channel (u8 x 1)");
+	if (pc && (pc->type != GRID_U16 || pc->comps != 1))
+		return error_set(e, "its 'panel' channel is %s x %d, not u16 x 1",
+				 grid_type_name(pc->type), pc->comps);
+	if (sc && (sc->type != GRID_F32 || sc->comps != 3))
+		return error_set(e, "its 'seam' channel is %s x %d, not f32 x 3",
+				 grid_type_name(sc->type), sc->comps);
+	if (k < 1 || k > COLLIDE_MAX_NEIGHBOURS)
+		return error_set(e, "list length %d is not in 1..%d", k,
+				 COLLIDE_MAX_NEIGHBOURS);
+	pr->w = g->width;
+	pr->h = g->height;
+	pr->n = grid_vertices(g);
+	pr->k = k;
+	pr->list = xmalloc_array(pr->n, (size_t)k * sizeof(uint32_t));
+	pr->found = xcalloc(pr->n, sizeof(uint16_t));
+	pr->lock = xcalloc(pr->n, 1);
+	pr->site = xmalloc_array(pr->n, sizeof *pr->site);
+	make_sites(pr, g, mc->data, pc ? pc->data : NULL, sc ? sc->data : NULL);
+	make_blocks(pr, mc->data);
+	return 0;
+}
+
+void proximity_free(struct proximity *pr)
+{
+	free(pr->list);
+	free(pr->found);
+	free(pr->lock);
+	free(pr->site);
+	free(pr->block);
+	free(pr->tile_first);
+	memset(pr, 0, sizeof *pr);
+}
+
+/* ---- bounding spheres ---------------------------------------------------- */
+
+struct sphere {
+	double c[3];
+	double r;            /* grown: see GROW */
+};
+
+/* Spheres are grown by a relative 1e-6 of their size, their distance
+ * from the origin and the search radius: far more than the rounding of
+ * float distances (6e-8 relative), so that culling by spheres never
+ * loses a pair the float test would accept. */
+#define GROW 1e-6
+
+static void block_sphere(const struct proximity_block *b, const float *x,
+			 double s, struct sphere *sp)
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY};
+	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (int q = 0; q < b->nv; q++)
+		for (int k = 0; k < 3; k++) {
+			double c = x[3 * (size_t)b->v[q] + k];
+			lo[k] = fmin(lo[k], c);
+			hi[k] = fmax(hi[k], c);
+		}
+	double r2 = 0, far = 0;
+	for (int k = 0; k < 3; k++) {
+		sp->c[k] = 0.5 * (lo[k] + hi[k]);
+		far = fmax(far, fabs(sp->c[k]));
+	}
+	for (int q = 0; q < b->nv; q++) {
+		double d2 = 0;
+		for (int k = 0; k < 3; k++) {
+			double d = x[3 * (size_t)b->v[q] + k] - sp->c[k];
+			d2 += d * d;
+		}
+		r2 = fmax(r2, d2);
+	}
+	double r = sqrt(r2);
+	sp->r = r + GROW * (r + far + s);
+}
+
+static double dist3(const double *a, const double *b)
+{
+	double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+	return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/* ---- the spatial hash of the block centres ----------------------------- */
+
+struct hash {
+	double cell;
+	size_t mask;              /* buckets - 1, a power of two less one */
+	size_t *start;            /* bucket b's entries: start[b] .. start[b+1] */
+	int *entry;               /* blocks, bucket by bucket, in block order */
+	int64_t (*key)[3];        /* each block's cell */
+};
+
+static int64_t cell_of(double c, double cell)
+{
+	double q = floor(c / cell);
+	/* far beyond any real cloth: clamp rather than overflow */
+	return q > 1e15 ? (int64_t)1e15 : q < -1e15 ? (int64_t)-1e15 : (int64_t)q;
+}
+
+static size_t bucket_of(const int64_t k[3], size_t mask)
+{
+	uint64_t h = (uint64_t)k[0] * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)k[1] * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)k[2] * 0x165667b19e3779f9ull;
+	return (size_t)((h ^ (h >> 29)) & mask);
+}
+
+static void hash_build(struct hash *H, const struct sphere *sp, int nb,
+		       double cell)
+{
+	size_t m = 1;
+	while (m < 2 * (size_t)nb)
+		m *= 2;
+	H->cell = cell;
+	H->mask = m - 1;
+	H->start = xcalloc(m + 1, sizeof(size_t));
+	H->entry = xmalloc_array((size_t)nb + 1, sizeof(int));
+	H->key = xmalloc_array((size_t)nb + 1, sizeof *H->key);
+	for (int b = 0; b < nb; b++) {
+		for (int k = 0; k < 3; k++)
+			H->key[b][k] = cell_of(sp[b].c[k], cell);
+		H->start[bucket_of(H->key[b], H->mask) + 1]++;
+	}
+	for (size_t q = 0; q < m; q++)
+		H->start[q + 1] += H->start[q];
+	size_t *fill = xmalloc_array(m, sizeof(size_t));
+	memcpy(fill, H->start, m * sizeof(size_t));
+	for (int b = 0; b < nb; b++)
+		H->entry[fill[bucket_of(H->key[b], H->mask)]++] = b;
+	free(fill);
+}
+
+static void hash_free(struct hash *H)
+{
+	free(H->start);
+	free(H->entry);
+	free(H->key);
+}
+
+/* The cell of the hash: the largest sphere's diameter plus s, the
+ * radius capped at four times the mean so that a few stretched blocks
+ * cannot put every block into one cell (each block searches as far as
+ * its own size needs, so any cell is correct; this one is fast). */
+static double hash_cell(const struct sphere *sp, int nb, double s)
+{
+	double rmax = 0, rsum = 0;
+	for (int b = 0; b < nb; b++) {
+		rmax = fmax(rmax, sp[b].r);
+		rsum += sp[b].r;
+	}
+	double cap = nb ? 4 * rsum / nb : 0;
+	return 2 * fmin(rmax, cap) + s;
+}
+
+/* ---- long-range block pairs -------------------------------------------- */
+
+static int tiles_adjacent(const struct proximity_block *a,
+			  const struct proximity_block *b)
+{
+	return abs(a->ti - b->ti) <= 1 && abs(a->tj - b->tj) <= 1;
+}
+
+/* Whether block b is a long-range partner that block a finds: not in an
+ * adjacent tile, no larger than a (ties: the lower index is smaller),
+ * and the spheres, grown by s, overlap. */
+static int long_partner(const struct proximity *pr, const struct sphere *sp,
+			int a, int b, double s)
+{
+	if (!(sp[b].r < sp[a].r || (sp[b].r == sp[a].r && b < a)))
+		return 0;
+	if (tiles_adjacent(&pr->block[a], &pr->block[b]))
+		return 0;
+	return dist3(sp[a].c, sp[b].c) < sp[a].r + sp[b].r + s;
+}
+
+/* Block a's long-range partners (see proximity.h, step 3), written to
+ * out when it is not NULL; returns how many. */
+static size_t find_partners(const struct proximity *pr, const struct sphere *sp,
+			    const struct hash *H, int a, double s, int *out)
+{
+	size_t n = 0;
+	double reach = 2 * sp[a].r + s;
+	int64_t lo[3], hi[3];
+	double cells = 1;
+	for (int k = 0; k < 3; k++) {
+		lo[k] = cell_of(sp[a].c[k] - reach, H->cell);
+		hi[k] = cell_of(sp[a].c[k] + reach, H->cell);
+		cells *= (double)(hi[k] - lo[k] + 1);
+	}
+	if (cells > pr->nblocks) {
+		/* a huge block: every block is nearer than its cells */
+		for (int b = 0; b < pr->nblocks; b++)
+			if (long_partner(pr, sp, a, b, s)) {
+				if (out)
+					out[n] = b;
+				n++;
+			}
+		return n;
+	}
+	int64_t c[3];
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t q = bucket_of(c, H->mask);
+				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
+					int b = H->entry[e];
+					if (memcmp(H->key[b], c, sizeof c) != 0 ||
+					    !long_partner(pr, sp, a, b, s))
+						continue;
+					if (out)
+						out[n] = b;
+					n++;
+				}
+			}
+	return n;
+}
+
+/* The explicit list: partners of block a are pair[first[a] .. first[a+1]). */
+static int *long_pairs(const struct proximity *pr, const struct sphere *sp,
+		       double s, size_t **first_out)
+{
+	struct hash H;
+	int nb = pr->nblocks;
+	hash_build(&H, sp, nb, hash_cell(sp, nb, s));
+	size_t *first = xmalloc_array((size_t)nb + 1, sizeof(size_t));
+	first[0] = 0;
+	#pragma omp parallel for schedule(dynamic, 64)
+	for (int a = 0; a < nb; a++)
+		first[a + 1] = find_partners(pr, sp, &H, a, s, NULL);
+	for (int a = 0; a < nb; a++)
+		first[a + 1] += first[a];
+	int *pair = xmalloc_array(first[nb] + 1, sizeof(int));
+	#pragma omp parallel for schedule(dynamic, 64)
+	for (int a = 0; a < nb; a++)
+		find_partners(pr, sp, &H, a, s, pair + first[a]);
+	hash_free(&H);
+	*first_out = first;
+	return pair;
+}
+
+/* ---- vertex pairs -------------------------------------------------------- */
+
+static void offer(struct proximity *pr, const float *x, uint32_t v,
+		  uint32_t b, float d2)
+{
+	while (__atomic_test_and_set(&pr->lock[v], __ATOMIC_ACQUIRE))
+		;
+	int kept = proximity_kept(pr, v);
+	if (pr->found[v] < UINT16_MAX)
+		pr->found[v]++;
+	collide_list_offer(x, v, pr->list + v * (size_t)pr->k, &kept, pr->k,
+			   b, d2);
+	__atomic_clear(&pr->lock[v], __ATOMIC_RELEASE);
+}
+
+/* Every pair of a vertex of block a and one of block b (a == b: each
+ * pair of the block once).  Returns the pairs found. */
+static size_t block_pair(struct proximity *pr, const float *x,
+			 const struct sphere *sp, int a, int b, double s,
+			 float s2)
+{
+	const struct proximity_block *A = &pr->block[a], *B = &pr->block[b];
+	size_t found = 0;
+	for (int p = 0; p < A->nv; p++) {
+		uint32_t va = A->v[p];
+		const float *xa = x + 3 * (size_t)va;
+		if (a != b) {
+			double xd[3] = {xa[0], xa[1], xa[2]};
+			if (!(dist3(xd, sp[b].c) < sp[b].r + s))
+				continue;
+		}
+		for (int q = a == b ? p + 1 : 0; q < B->nv; q++) {
+			uint32_t vb = B->v[q];
+			float d2 = collide_dist2(xa, x + 3 * (size_t)vb);
+			if (!(d2 < s2) || collide_excluded(&pr->site[va], &pr->site[vb]))
+				continue;
+			offer(pr, x, va, vb, d2);
+			offer(pr, x, vb, va, d2);
+			found++;
+		}
+	}
+	return found;
+}
+
+/* The implicit short-range pairs of tile t: its blocks with each other
+ * and with the blocks of four of its neighbouring tiles. */
+static size_t short_range(struct proximity *pr, const float *x,
+			  const struct sphere *sp, int ti, int tj, double s,
+			  float s2)
+{
+	static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+	size_t t = (size_t)tj * (size_t)pr->tw + (size_t)ti, found = 0;
+	for (int a = pr->tile_first[t]; a < pr->tile_first[t + 1]; a++) {
+		for (int b = a; b < pr->tile_first[t + 1]; b++)
+			found += block_pair(pr, x, sp, a, b, s, s2);
+		for (int f = 0; f < 4; f++) {
+			int ui = ti + fwd[f][0], uj = tj + fwd[f][1];
+			if (ui < 0 || ui >= pr->tw || uj >= pr->th)
+				continue;
+			size_t u = (size_t)uj * (size_t)pr->tw + (size_t)ui;
+			for (int b = pr->tile_first[u]; b < pr->tile_first[u + 1]; b++)
+				if (dist3(sp[a].c, sp[b].c) < sp[a].r + sp[b].r + s)
+					found += block_pair(pr, x, sp, a, b, s, s2);
+		}
+	}
+	return found;
+}
+
+void proximity_refresh(struct proximity *pr, const float *x, double s)
+{
+	int nb = pr->nblocks;
+	float s2 = (float)(s * s);
+	struct sphere *sp = xmalloc_array((size_t)nb + 1, sizeof *sp);
+	#pragma omp parallel for schedule(static)
+	for (int b = 0; b < nb; b++)
+		block_sphere(&pr->block[b], x, s, &sp[b]);
+	memset(pr->found, 0, pr->n * sizeof *pr->found);
+	size_t *first, found = 0;
+	int *pair = long_pairs(pr, sp, s, &first);
+	long ntiles = (long)pr->tw * pr->th;
+	#pragma omp parallel for schedule(dynamic, 64) reduction(+:found)
+	for (long t = 0; t < ntiles; t++)
+		found += short_range(pr, x, sp, (int)(t % pr->tw),
+				     (int)(t / pr->tw), s, s2);
+	#pragma omp parallel for schedule(dynamic, 64) reduction(+:found)
+	for (int a = 0; a < nb; a++)
+		for (size_t q = first[a]; q < first[a + 1]; q++)
+			found += block_pair(pr, x, sp, a, pair[q], s, s2);
+	size_t overflow = 0;
+	int most = 0;
+	#pragma omp parallel for schedule(static) reduction(+:overflow) \
+		reduction(max:most)
+	for (long v = 0; v < (long)pr->n; v++) {
+		overflow += pr->found[v] > pr->k;
+		most = pr->found[v] > most ? pr->found[v] : most;
+	}
+	pr->stats = (struct proximity_stats){
+		.blocks = (size_t)nb, .long_pairs = first[nb], .pairs = found,
+		.overflow = overflow, .most = most,
+		.hash_cell = hash_cell(sp, nb, s),
+	};
+	free(first);
+	free(pair);
+	free(sp);
+}
+
+/* ---- exact orientation ---------------------------------------------------- */
+
+/* a + b = x + y exactly (Knuth's two-sum). */
+static void two_sum(double a, double b, double *x, double *y)
+{
+	double s = a + b, bv = s - a, av = s - bv;
+	*x = s;
+	*y = (a - av) + (b - bv);
+}
+
+/* Adds b to the nonoverlapping expansion e[0..*m) (increasing magnitude,
+ * zeros removed): Shewchuk's GROW-EXPANSION with zero elimination. */
+static void grow_expansion(double *e, int *m, double b)
+{
+	double q = b, h;
+	int k = 0;
+	for (int i = 0; i < *m; i++) {
+		two_sum(q, e[i], &q, &h);
+		if (h != 0)
+			e[k++] = h;
+	}
+	if (q != 0)
+		e[k++] = q;
+	*m = k;
+}
+
+/* The exact sign of det[a - d; b - d; c - d] for float coordinates: the
+ * 4 x 4 determinant with a column of ones, expanded into 24 products of
+ * three coordinates.  A product of two floats is exact in a double (48
+ * bits); times the third it is split exactly into two doubles with a
+ * fused multiply-add; the 48 parts are summed exactly. */
+static int orient3d_exact(const float *a, const float *b, const float *c,
+			  const float *d)
+{
+	/* det4 = det3(a,b,c) - det3(a,b,d) + det3(a,c,d) - det3(b,c,d) */
+	const float *rows[4][3] = {{a, b, c}, {a, b, d}, {a, c, d}, {b, c, d}};
+	static const int perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+				       {0, 2, 1}, {1, 0, 2}, {2, 1, 0}};
+	double e[64];
+	int m = 0;
+	for (int r = 0; r < 4; r++)
+		for (int p = 0; p < 6; p++) {
+			double sign = ((r & 1) ? -1.0 : 1.0) * (p < 3 ? 1.0 : -1.0);
+			double xy = (double)rows[r][0][perm[p][0]] *
+				    (double)rows[r][1][perm[p][1]];
+			double z = sign * (double)rows[r][2][perm[p][2]];
+			double hi = xy * z, lo = fma(xy, z, -hi);
+			grow_expansion(e, &m, hi);
+			grow_expansion(e, &m, lo);
+		}
+	return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
+}
+
+int orient3d_sign(const float *a, const float *b, const float *c,
+		  const float *d)
+{
+	double adx = (double)a[0] - d[0], ady = (double)a[1] - d[1], adz = (double)a[2] - d[2];
+	double bdx = (double)b[0] - d[0], bdy = (double)b[1] - d[1], bdz = (double)b[2] - d[2];
+	double cdx = (double)c[0] - d[0], cdy = (double)c[1] - d[1], cdz = (double)c[2] - d[2];
+	double bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy;
+	double ab = adx * bdy - bdx * ady;
+	double det = adz * bc + bdz * ca + cdz * ab;
+	double perm = (fabs(bdx * cdy) + fabs(cdx * bdy)) * fabs(adz) +
+		      (fabs(cdx * ady) + fabs(adx * cdy)) * fabs(bdz) +
+		      (fabs(adx * bdy) + fabs(bdx * ady)) * fabs(cdz);
+	/* Shewchuk's bound for the double evaluation, (7 + 56 eps) eps with
+	 * eps = 2^-53; it also covers rounded differences */
+	const double eps = 1.1102230246251565e-16;
+	double bound = (7.0 + 56.0 * eps) * eps * perm;
+	if (det > bound)
+		return 1;
+	if (det < -bound)
+		return -1;
+	return orient3d_exact(a, b, c, d);
+}
+
+int segment_crosses_triangle(const float *p, const float *q, const float *a,
+			     const float *b, const float *c)
+{
+	int sp = orient3d_sign(a, b, c, p), sq = orient3d_sign(a, b, c, q);
+	if (sp == 0 || sq == 0 || sp == sq)
+		return 0;
+	/* the line pq meets the closed triangle when it turns the same way
+	 * around all three edges (zero: through an edge or a corner) */
+	int o1 = orient3d_sign(p, q, a, b), o2 = orient3d_sign(p, q, b, c);
+	int o3 = orient3d_sign(p, q, c, a);
+	if (o1 == 0 && o2 == 0 && o3 == 0)
+		return 0;     /* a degenerate triangle */
+	return (o1 >= 0 && o2 >= 0 && o3 >= 0) || (o1 <= 0 && o2 <= 0 && o3 <= 0);
+}
+
+int triangles_intersect(const float *const t[3], const float *const u[3])
+{
+	for (int k = 0; k < 3; k++) {
+		if (segment_crosses_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
+			return 1;
+		if (segment_crosses_triangle(u[k], u[(k + 1) % 3], t[0], t[1], t[2]))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- the cloth's triangles ---------------------------------------------- */
+
+size_t grid_triangles(int w, int h, const uint8_t *mask,
+		      const uint16_t *panel, uint32_t **tri)
+{
+	size_t n = 0, cap = 1024;
+	uint32_t *t = xmalloc_array(cap, 3 * sizeof(uint32_t));
+	for (int j = 0; j + 1 < h; j++)
+		for (int i = 0; i + 1 < w; i++) {
+			uint32_t v00 = (uint32_t)((size_t)j * (size_t)w + (size_t)i);
+			uint32_t v10 = v00 + 1, v01 = v00 + (uint32_t)w, v11 = v01 + 1;
+			uint32_t cand[2][3] = {{v00, v10, v01}, {v10, v11, v01}};
+			for (int c = 0; c < 2; c++) {
+				int ok = 1;
+				for (int k = 0; k < 3; k++)
+					ok = ok && is_cloth(mask[cand[c][k]]) &&
+					     (!panel || panel[cand[c][k]] == panel[cand[c][0]]);
+				if (!ok)
+					continue;
+				if (n == cap) {
+					cap *= 2;
+					t = xrealloc_array(t, cap, 3 * sizeof(uint32_t));
+				}
+				memcpy(t + 3 * n++, cand[c], sizeof cand[c]);
+			}
+		}
+	*tri = t;
+	return n;
+}
+
+/* ---- intersecting pairs ------------------------------------------------- */
+
+struct tribox {
+	float lo[3], hi[3];
+};
+
+/* A hash of the triangles' boxes: each triangle is entered in every cell
+ * its box overlaps. */
+struct boxhash {
+	double origin[3], cell;
+	size_t mask;
+	size_t *start;
+	struct { int32_t c[3]; uint32_t tri; } *entry;
+};
+
+static void cell_range(const struct boxhash *H, const struct tribox *b,
+		       int32_t lo[3], int32_t hi[3])
+{
+	for (int k = 0; k < 3; k++) {
+		lo[k] = (int32_t)floor((b->lo[k] - H->origin[k]) / H->cell);
+		hi[k] = (int32_t)floor((b->hi[k] - H->origin[k]) / H->cell);
+	}
+}
+
+static size_t cell_bucket(const int32_t c[3], size_t mask)
+{
+	int64_t k[3] = {c[0], c[1], c[2]};
+	return bucket_of(k, mask);
+}
+
+/* The cell: twice the mean box size, at least an eighth of the largest
+ * (so that no triangle is in more than about 10^3 cells), and large
+ * enough that the cloth spans fewer than 2^30 cells each way. */
+static double box_cell(const struct tribox *box, size_t ntri,
+		       const double lo[3], const double hi[3])
+{
+	double sum = 0, most = 0, span = 0;
+	for (size_t t = 0; t < ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			double e = (double)box[t].hi[k] - box[t].lo[k];
+			sum += e;
+			most = fmax(most, e);
+		}
+	for (int k = 0; k < 3; k++)
+		span = fmax(span, hi[k] - lo[k]);
+	double cell = fmax(2 * sum / (3.0 * (double)(ntri ? ntri : 1)), most / 8);
+	cell = fmax(cell, span / (double)(1 << 30));
+	return cell > 0 ? cell : 1;
+}
+
+static void boxhash_build(struct boxhash *H, const struct tribox *box,
+			  size_t ntri)
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY};
+	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t t = 0; t < ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			lo[k] = fmin(lo[k], box[t].lo[k]);
+			hi[k] = fmax(hi[k], box[t].hi[k]);
+		}
+	for (int k = 0; k < 3; k++)
+		H->origin[k] = ntri ? lo[k] : 0;
+	H->cell = box_cell(box, ntri, lo, hi);
+	size_t nent = 0;
+	int32_t a[3], b[3], c[3];
+	for (size_t t = 0; t < ntri; t++) {
+		cell_range(H, &box[t], a, b);
+		nent += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) *
+			(size_t)(b[2] - a[2] + 1);
+	}
+	size_t m = 1;
+	while (m < nent)
+		m *= 2;
+	H->mask = m - 1;
+	H->start = xcalloc(m + 1, sizeof(size_t));
+	H->entry = xmalloc_array(nent + 1, sizeof *H->entry);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t *fill = pass ? xmalloc_array(m, sizeof(size_t)) : NULL;
+		if (fill)
+			memcpy(fill, H->start, m * sizeof(size_t));
+		for (size_t t = 0; t < ntri; t++) {
+			cell_range(H, &box[t], a, b);
+			for (c[2] = a[2]; c[2] <= b[2]; c[2]++)
+				for (c[1] = a[1]; c[1] <= b[1]; c[1]++)
+					for (c[0] = a[0]; c[0] <= b[0]; c[0]++) {
+						size_t q = cell_bucket(c, H->mask);
+						if (!pass) {
+							H->start[q + 1]++;
+							continue;
+						}
+						size_t e = fill[q]++;
+						memcpy(H->entry[e].c, c, sizeof c);
+						H->entry[e].tri = (uint32_t)t;
+					}
+		}
+		if (!pass)
+			for (size_t q = 0; q < m; q++)
+				H->start[q + 1] += H->start[q];
+		free(fill);
+	}
+}
+
+static int boxes_overlap(const struct tribox *a, const struct tribox *b)
+{
+	for (int k = 0; k < 3; k++)
+		if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k])
+			return 0;
+	return 1;
+}
+
+static int share_vertex(const uint32_t *t, const uint32_t *u)
+{
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 3; k++)
+			if (t[i] == u[k])
+				return 1;
+	return 0;
+}
+
+/* Whether cell c is where the pair (t, u) is examined: the cell of the
+ * low corner of the two boxes' overlap, so each pair is examined once. */
+static int home_cell(const struct boxhash *H, const struct tribox *a,
+		     const struct tribox *b, const int32_t c[3])
+{
+	struct tribox o;
+	for (int k = 0; k < 3; k++)
+		o.lo[k] = fmaxf(a->lo[k], b->lo[k]);
+	int32_t lo[3], hi[3];
+	memcpy(o.hi, o.lo, sizeof o.lo);
+	cell_range(H, &o, lo, hi);
+	return memcmp(lo, c, sizeof lo) == 0;
+}
+
+struct pairbuf {
+	uint32_t *p;
+	size_t n, cap;
+};
+
+static void pairbuf_add(struct pairbuf *b, uint32_t t, uint32_t u)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->p = xrealloc_array(b->p, b->cap, 2 * sizeof(uint32_t));
+	}
+	b->p[2 * b->n] = t;
+	b->p[2 * b->n + 1] = u;
+	b->n++;
+}
+
+/* Triangle t against the triangles after it in the cells of its box. */
+static size_t intersect_one(const float *x, const uint32_t *tri,
+			    const struct tribox *box, const struct boxhash *H,
+			    uint32_t t, struct pairbuf *out)
+{
+	size_t count = 0;
+	int32_t a[3], b[3], c[3];
+	const float *pt[3] = {x + 3 * (size_t)tri[3 * t], x + 3 * (size_t)tri[3 * t + 1],
+			      x + 3 * (size_t)tri[3 * t + 2]};
+	cell_range(H, &box[t], a, b);
+	for (c[2] = a[2]; c[2] <= b[2]; c[2]++)
+		for (c[1] = a[1]; c[1] <= b[1]; c[1]++)
+			for (c[0] = a[0]; c[0] <= b[0]; c[0]++) {
+				size_t q = cell_bucket(c, H->mask);
+				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
+					uint32_t u = H->entry[e].tri;
+					if (u <= t || memcmp(H->entry[e].c, c, sizeof c) ||
+					    !boxes_overlap(&box[t], &box[u]) ||
+					    !home_cell(H, &box[t], &box[u], c) ||
+					    share_vertex(tri + 3 * t, tri + 3 * u))
+						continue;
+					const float *pu[3] = {x + 3 * (size_t)tri[3 * u],
+							      x + 3 * (size_t)tri[3 * u + 1],
+							      x + 3 * (size_t)tri[3 * u + 2]};
+					if (!triangles_intersect(pt, pu))
+						continue;
+					count++;
+					if (out)
+						pairbuf_add(out, t, u);
+				}
+			}
+	return count;
+}
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const uint32_t *a = pa, *b = pb;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
+			   uint32_t **pairs)
+{
+	struct tribox *box = xmalloc_array(ntri + 1, sizeof *box);
+	for (size_t t = 0; t < ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			float c0 = x[3 * (size_t)tri[3 * t] + k];
+			float c1 = x[3 * (size_t)tri[3 * t + 1] + k];
+			float c2 = x[3 * (size_t)tri[3 * t + 2] + k];
+			box[t].lo[k] = fminf(c0, fminf(c1, c2));
+			box[t].hi[k] = fmaxf(c0, fmaxf(c1, c2));
+		}
+	struct boxhash H;
+	boxhash_build(&H, box, ntri);
+	size_t count = 0;
+	struct pairbuf all = {0};
+	#pragma omp parallel reduction(+:count)
+	{
+		struct pairbuf mine = {0};
+		#pragma omp for schedule(dynamic, 256)
+		for (long t = 0; t < (long)ntri; t++)
+			count += intersect_one(x, tri, box, &H, (uint32_t)t,
+					       pairs ? &mine : NULL);
+		#pragma omp critical
+		for (size_t q = 0; q < mine.n; q++)
+			pairbuf_add(&all, mine.p[2 * q], mine.p[2 * q + 1]);
+		free(mine.p);
+	}
+	if (pairs) {
+		if (all.n > 0)
+			qsort(all.p, all.n, 2 * sizeof(uint32_t), pair_cmp);
+		*pairs = all.p ? all.p : xmalloc(1);
+	} else {
+		free(all.p);
+	}
+	free(H.start);
+	free(H.entry);
+	free(box);
+	return count;
+}
