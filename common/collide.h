@@ -96,6 +96,16 @@ struct collide_params {
 	double stiffness;     /* k, N/m */
 };
 
+/* The paper's lengths hold at this cell size or finer. */
+#define COLLIDE_FINE_CELL 0.5e-3
+
+/* The scale of a level of cell size `cell` (metres) when the user gives
+ * none: the cell over COLLIDE_FINE_CELL, at least 1. */
+PL_HD double collide_scale_for_cell(double cell)
+{
+	return cell > COLLIDE_FINE_CELL ? cell / COLLIDE_FINE_CELL : 1.0;
+}
+
 PL_HD void collide_params_init(struct collide_params *p, double scale,
 			       double stiffness)
 {

@@ -62,10 +62,6 @@ static const char usage_text[] =
 "See pleat-solve(1) and pleat-grid(5).\n";
 
 #define MAX_BODIES 4096
-/* The paper's collision lengths hold at this cell size or finer. */
-#define COLLIDE_FINE_CELL 0.5e-3
-/* Vertices farther than this many push-outs from the body skip it. */
-#define BODY_REACH 50
 
 struct options {
 	struct solve_params sp;
@@ -281,11 +277,11 @@ static void attach_body(const struct options *o, const struct listener *l,
 		die("%s: grid %d: no body for it: it is grid %d of the input, "
 		    "and %d --body were given", l->name, l->grid, l->nth + 1,
 		    o->nbodies);
-	double scale = o->collision_scale > 0 ? o->collision_scale :
-		       fmax(1.0, g->cell / COLLIDE_FINE_CELL);
-	double offset = COLLIDE_OFFSET * scale;
-	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data, offset,
-			 BODY_REACH * offset);
+	struct collide_params cp;
+	collide_params_init(&cp, o->collision_scale > 0 ? o->collision_scale :
+			    collide_scale_for_cell(g->cell), 0);
+	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
+			 cp.offset, cp.reach);
 	if (!o->quiet && p->contact.inside)
 		warnx("%s: grid %d: %zu cloth vertices started inside %s (deepest "
 		      "%.3g mm): pushed out", l->name, l->grid, p->contact.inside,
