@@ -13,6 +13,7 @@ load common
 input_prefix() {
 	case "$1" in
 	pleat-grid) echo info ;;
+	pleat-initialize) echo --flicker ;;
 	*) ;;
 	esac
 }

@@ -1,0 +1,216 @@
+/* upsample.c - a solved coarser level as the starting guess of the next
+ * finer one (multi-resolution, paper section 6.1).
+ *
+ * Levels nest: fine vertex (2i, 2j) is coarse vertex (i, j), so a fine
+ * vertex sits on a coarse vertex, midway along a coarse edge, or in the
+ * middle of a coarse cell.  What is carried is the wrinkle, d = x - rest,
+ * not the position: the fine rest is the coarse mesh sampled more finely,
+ * and x = rest + d keeps it.  d comes only from coarse cloth vertices of
+ * the fine vertex's own panel, so no wrinkle crosses a panel boundary or
+ * a seam:
+ *   - bilinear from the two or four coarse corners when they all are;
+ *   - otherwise (near a boundary) the value at the fine vertex of the
+ *     affine function fitted by weighted least squares to the ones among
+ *     the 3 x 3 or 4 x 4 coarse vertices around it;
+ *   - their weighted mean when they lie on a line (a strip one cell
+ *     wide);
+ *   - d = 0 when there is none.
+ * Bilinear interpolation and the affine fit are both exact for affine d,
+ * so a smooth d comes out with an error of O(h^2), boundaries included.
+ * Nothing here depends on the level but the cell, through the grid. */
+#include <math.h>
+#include <stdio.h>
+
+#include "initialize.h"
+
+/* The coarse level: its layout and wrinkles. */
+struct coarse {
+	struct frame_field f;
+	const float *x;
+};
+
+static size_t at(const struct frame_field *f, int i, int j)
+{
+	return (size_t)j * (size_t)f->w + (size_t)i;
+}
+
+static void describe(const struct frame_field *f, size_t v, char *buf,
+		     size_t n)
+{
+	if (f->mask[v] & MASK_INSIDE)
+		snprintf(buf, n, "cloth of panel %u", (unsigned)f->panel[v]);
+	else
+		snprintf(buf, n, "not cloth");
+}
+
+/* The cloth flag and panel of every coarse vertex and of the fine vertex
+ * at the same place. */
+static int same_panels(const struct frame_field *fine,
+		       const struct frame_field *coarse, const char *name,
+		       struct error *e)
+{
+	char wc[40], wf[40];
+	for (int j = 0; j < coarse->h; j++)
+		for (int i = 0; i < coarse->w; i++) {
+			size_t c = at(coarse, i, j), v = at(fine, 2 * i, 2 * j);
+			int in = coarse->mask[c] & MASK_INSIDE;
+			if (in == (fine->mask[v] & MASK_INSIDE) &&
+			    (!in || coarse->panel[c] == fine->panel[v]))
+				continue;
+			describe(coarse, c, wc, sizeof wc);
+			describe(fine, v, wf, sizeof wf);
+			return error_set(e, "%s does not nest with this grid: "
+					 "its vertex (%d, %d) is %s, this "
+					 "grid's (%d, %d) is %s", name, i, j,
+					 wc, 2 * i, 2 * j, wf);
+		}
+	return 0;
+}
+
+int upsample_nests(const struct grid *fine, const struct grid *coarse,
+		   const char *name, struct error *e)
+{
+	struct frame_field ff, cf;
+	/* Both cells and origins come from the same pattern extent, halved
+	 * or doubled exactly; the tolerance only forgives a hand-written
+	 * header. */
+	double tol = 1e-9 * coarse->cell;
+	if (fabs(coarse->cell - 2 * fine->cell) > tol)
+		return error_set(e, "%s is not the next coarser level: its cell "
+				 "%.9g m is not twice this grid's %.9g m",
+				 name, coarse->cell, fine->cell);
+	if (fabs(coarse->origin[0] - fine->origin[0]) > tol ||
+	    fabs(coarse->origin[1] - fine->origin[1]) > tol)
+		return error_set(e, "%s does not nest with this grid: its "
+				 "origin (%.9g, %.9g) is not this grid's "
+				 "(%.9g, %.9g)", name, coarse->origin[0],
+				 coarse->origin[1], fine->origin[0],
+				 fine->origin[1]);
+	if (fine->width != 2 * coarse->width - 1 ||
+	    fine->height != 2 * coarse->height - 1)
+		return error_set(e, "%s does not nest with this grid: %d x %d "
+				 "vertices, where the level under %d x %d has "
+				 "%d x %d", name, coarse->width, coarse->height,
+				 fine->width, fine->height,
+				 (fine->width + 1) / 2, (fine->height + 1) / 2);
+	if (frame_field_init(&ff, fine, e) || named_field(&cf, coarse, name, e))
+		return -1;
+	return same_panels(&ff, &cf, name, e);
+}
+
+/* Bilinear weights at a fine vertex are all equal: 1, 1/2 or 1/4.
+ * Returns 0 when a corner is not cloth of panel p. */
+static int bilinear(const struct coarse *c, int fi, int fj, uint16_t p,
+		    double d[3])
+{
+	int i0 = fi / 2, j0 = fj / 2, ni = 1 + (fi & 1), nj = 1 + (fj & 1);
+	double wgt = 1.0 / (ni * nj), dk[3];
+	d[0] = d[1] = d[2] = 0;
+	for (int b = 0; b < nj; b++)
+		for (int a = 0; a < ni; a++) {
+			if (!frame_cloth_of(&c->f, i0 + a, j0 + b, p))
+				return 0;
+			frame_displacement(&c->f, c->x, at(&c->f, i0 + a, j0 + b), dk);
+			for (int k = 0; k < 3; k++)
+				d[k] += wgt * dk[k];
+		}
+	return 1;
+}
+
+/* Sums of the normal equations of the weighted affine fit
+ * d ~ c0 + c1 a + c2 b, (a, b) the offset of a coarse vertex from the fine
+ * one in coarse cells.  The weight 1 / (1/4 + a^2 + b^2)^2 lets the
+ * nearest vertices decide: near a curved boundary it halves the error of
+ * an unweighted fit. */
+struct fit_sums {
+	double m[3][3];     /* sum of w phi phi^T, phi = (1, a, b) */
+	double r[3][3];     /* r[q][k]: sum of w phi_q d_k */
+};
+
+static void fit_add(struct fit_sums *s, double a, double b, const double d[3])
+{
+	double phi[3] = {1, a, b}, q2 = 0.25 + a * a + b * b, wt = 1 / (q2 * q2);
+	for (int q = 0; q < 3; q++) {
+		for (int t = 0; t < 3; t++)
+			s->m[q][t] += wt * phi[q] * phi[t];
+		for (int k = 0; k < 3; k++)
+			s->r[q][k] += wt * phi[q] * d[k];
+	}
+}
+
+/* The fitted constant c0, the value at the fine vertex: the first row of
+ * the inverse of m, by cofactors, applied to r.  By Cauchy-Binet, det m
+ * is the sum over triples of points of the product of their weights and
+ * the square of twice their triangle's area; the points lie on the coarse
+ * lattice, so that area is 0 (collinear) or at least 1/2, and no offset
+ * in the window exceeds 1.5 cells each way, so no weight is below
+ * 1 / 4.75^2: det m is 0 or above 8e-5.  Below 1e-6 the points are
+ * collinear and the weighted mean is taken.  Returns 0 for no point. */
+static int fit_solve(const struct fit_sums *s, double d[3], int *affine)
+{
+	const double (*m)[3] = s->m;
+	double c0 = m[1][1] * m[2][2] - m[1][2] * m[2][1];
+	double c1 = m[1][2] * m[2][0] - m[1][0] * m[2][2];
+	double c2 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+	double det = m[0][0] * c0 + m[0][1] * c1 + m[0][2] * c2;
+	*affine = det > 1e-6;
+	for (int k = 0; k < 3; k++)
+		d[k] = !(m[0][0] > 0) ? 0 : *affine ?
+		       (c0 * s->r[0][k] + c1 * s->r[1][k] + c2 * s->r[2][k]) / det :
+		       s->r[0][k] / m[0][0];
+	return m[0][0] > 0;
+}
+
+static int fit(const struct coarse *c, int fi, int fj, uint16_t p,
+	       double d[3], int *affine)
+{
+	struct fit_sums s = {0};
+	int i0 = fi / 2, j0 = fj / 2;
+	double dk[3];
+	for (int j = j0 - 1; j <= j0 + 1 + (fj & 1); j++)
+		for (int i = i0 - 1; i <= i0 + 1 + (fi & 1); i++) {
+			if (!frame_cloth_of(&c->f, i, j, p))
+				continue;
+			frame_displacement(&c->f, c->x, at(&c->f, i, j), dk);
+			fit_add(&s, i - 0.5 * fi, j - 0.5 * fj, dk);
+		}
+	return fit_solve(&s, d, affine);
+}
+
+int upsample(struct grid *fine, const struct grid *coarse,
+	     const float *coarse_x, struct upsample_counts *n,
+	     struct error *e)
+{
+	struct frame_field ff;
+	struct coarse c = {.x = coarse_x};
+	float *x;
+	if (frame_field_init(&ff, fine, e) || frame_field_init(&c.f, coarse, e) ||
+	    !(x = x_at_rest(fine, e)))
+		return -1;
+	size_t bil = 0, fitted = 0, averaged = 0, none = 0;
+	#pragma omp parallel for schedule(static) reduction(+: bil, fitted, averaged, none)
+	for (int j = 0; j < ff.h; j++)
+		for (int i = 0; i < ff.w; i++) {
+			size_t v = at(&ff, i, j);
+			uint16_t p = ff.panel[v];
+			double d[3];
+			int affine;
+			if (!(ff.mask[v] & MASK_INSIDE))
+				continue;
+			if (bilinear(&c, i, j, p, d))
+				bil++;
+			else if (!fit(&c, i, j, p, d, &affine))
+				none++;
+			else if (affine)
+				fitted++;
+			else
+				averaged++;
+			for (int k = 0; k < 3; k++)
+				x[3 * v + k] = (float)(ff.rest[3 * v + k] + d[k]);
+		}
+	n->bilinear = bil;
+	n->fitted = fitted;
+	n->averaged = averaged;
+	n->none = none;
+	return 0;
+}
