@@ -14,16 +14,16 @@
 
 static char gpu_name[256];
 
-const char *device_choose(const char *want, enum solve_method m)
+const char *device_choose(const char *want, const struct solve_params *sp)
 {
 	char why[256] = "";
 	if (strcmp(want, "cpu") == 0)
 		return NULL;
 	int explicit = strcmp(want, "cuda") == 0;
-	if (m == METHOD_PCG) {
+	if (sp->method == METHOD_PCG || sp->self) {
 		if (explicit)
-			usage_fail("--device cuda: the pcg method runs on the "
-				   "CPU only");
+			usage_fail("--device cuda: %s runs on the CPU only",
+				   sp->self ? "self collision" : "the pcg method");
 		return NULL;
 	}
 	if (cuda_device_count(why, sizeof why) == 0) {
@@ -69,9 +69,9 @@ void device_close(struct solve_device *dev)
 
 #else
 
-const char *device_choose(const char *want, enum solve_method m)
+const char *device_choose(const char *want, const struct solve_params *sp)
 {
-	(void)m;
+	(void)sp;
 	if (strcmp(want, "cuda") == 0)
 		die("--device cuda: this pleat was built without the CUDA "
 		    "backend");

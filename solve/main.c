@@ -19,7 +19,7 @@ static const char usage_text[] =
 "usage: pleat-solve [-m method] [-n iterations] [-o file] [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
-"                   [--seam s] [--body file] [--collision-scale s]\n"
+"                   [--seam s] [--body file] [--self] [--collision-scale s]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
 "                   [--rho r] [--inner-rho r] [--device device]\n"
 "                   [--stats file] [--progress] [-q] [file ...]\n"
@@ -43,6 +43,8 @@ static const char usage_text[] =
 "                       (default 1; 0: seams open)\n"
 "      --body FILE      the body (OBJ): no cloth vertex goes inside it;\n"
 "                       repeat for a body per grid of a sequence\n"
+"      --self           self collision: repulsion between cloth vertices\n"
+"                       closer than 0.4 mm (times the collision scale)\n"
 "      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
 "                       push-out); default: cell / 0.5 mm, at least 1\n"
 "      --step S         preconditioned step (default 0.4)\n"
@@ -79,7 +81,7 @@ struct options {
 enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
        OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM,
-       OPT_BODY, OPT_COLLISION_SCALE };
+       OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF };
 
 static const struct option longopts[] = {
 	{"method", required_argument, NULL, 'm'},
@@ -94,6 +96,7 @@ static const struct option longopts[] = {
 	{"shape", required_argument, NULL, OPT_SHAPE},
 	{"seam", required_argument, NULL, OPT_SEAM},
 	{"body", required_argument, NULL, OPT_BODY},
+	{"self", no_argument, NULL, OPT_SELF},
 	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
 	{"step", required_argument, NULL, OPT_STEP},
 	{"check-every", required_argument, NULL, OPT_CHECK},
@@ -194,6 +197,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 				usage_fail("--body: at most %d bodies", MAX_BODIES);
 			o->body_files[o->nbodies++] = optarg;
 			break;
+		case OPT_SELF: o->sp.self = 1; break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
@@ -267,6 +271,24 @@ static void report(const struct options *o, const struct listener *l,
 	fputc('\n', stderr);
 }
 
+static double collision_scale(const struct options *o, const struct grid *g)
+{
+	return o->collision_scale > 0 ? o->collision_scale :
+	       collide_scale_for_cell(g->cell);
+}
+
+/* Self collision, its stiffness the stretch stiffness: a pair at
+ * distance 0 pushes as hard as a cell stretched by R. */
+static void attach_self(const struct options *o, const struct listener *l,
+			struct problem *p, const struct grid *g)
+{
+	struct collide_params cp;
+	struct error e;
+	collide_params_init(&cp, collision_scale(o, g), o->sp.mat.stretch);
+	if (problem_set_self(p, g, &cp, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+}
+
 /* The grid's body: the k-th --body for the k-th grid of the input (all
  * files together), or the only one for all of them. */
 static void attach_body(const struct options *o, const struct listener *l,
@@ -278,8 +300,7 @@ static void attach_body(const struct options *o, const struct listener *l,
 		    "and %d --body were given", l->name, l->grid, l->nth + 1,
 		    o->nbodies);
 	struct collide_params cp;
-	collide_params_init(&cp, o->collision_scale > 0 ? o->collision_scale :
-			    collide_scale_for_cell(g->cell), 0);
+	collide_params_init(&cp, collision_scale(o, g), 0);
 	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
 			 cp.offset, cp.reach);
 	if (!o->quiet && p->contact.inside)
@@ -302,6 +323,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 		      p.seams.nopen);
 	if (o->nbodies)
 		attach_body(o, l, &p, g);
+	if (o->sp.self)
+		attach_self(o, l, &p, g);
 	struct solve_device dev = {0};
 	if (device_open(o->gpu, &p, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
@@ -366,7 +389,7 @@ int main(int argc, char **argv)
 	progname = "pleat-solve";
 	parse_options(argc, argv, &o);
 	progress_init(o.progress);
-	o.gpu = device_choose(o.device, o.sp.method);
+	o.gpu = device_choose(o.device, &o.sp);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_inputs(files, nfiles);

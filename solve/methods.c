@@ -33,6 +33,7 @@ void gd_step(const struct problem *p, const float *x, float *out)
 						  p->nbr[v], (i + j) & 1, &p->c,
 						  &g, &d);
 				seam_vertex(&p->seams, v, xv, xv, &g, &d);
+				self_vertex(p, v, xv, x, &g, &d);
 				s = solve_vertex_step(g, d, p->c.step);
 			}
 			out[3 * v] = xv[0] + s.x;
@@ -118,8 +119,9 @@ static void pcg_step(struct problem *p, const struct solve_params *sp,
 }
 
 static void one_step(struct problem *p, const struct solve_params *sp,
-		     struct pcg *s, int k)
+		     struct pcg *s, int k, int it)
 {
+	problem_refresh_self(p, p->x, it);
 	seams_update(&p->seams, p->x);
 	if (sp->method == METHOD_PCG)
 		pcg_step(p, sp, s, k % sp->pcg_restart == 0);
@@ -190,7 +192,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 				      omega, why, sizeof why))
 				return device_failed(why, res, t0, e);
 		} else {
-			one_step(p, sp, &pcg, kc);
+			one_step(p, sp, &pcg, kc, it);
 			if (omega != 1.0f)
 				cheb_apply(p, p->next, p->prev, omega);
 			rotate(p);

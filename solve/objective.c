@@ -133,6 +133,10 @@ void problem_free(struct problem *p)
 	free(p->nbr);
 	free(p->mov);
 	free(p->plane);
+	if (p->prox) {
+		proximity_free(p->prox);
+		free(p->prox);
+	}
 	seams_free(&p->seams);
 	memset(p, 0, sizeof *p);
 }
@@ -167,6 +171,11 @@ static void check_row(const struct problem *p, const float *x, int j,
 			en += energy_vertex_d(buf + 3 * (2 * (size_t)p->w + i),
 					      p->w, p->nbr[v], parity, &p->cd,
 					      p->c.terms);
+		if (p->prox)
+			en += collide_vertex_energy(x, (uint32_t)v,
+				p->prox->list + v * (size_t)p->prox->k,
+				proximity_kept(p->prox, v), p->self_radius,
+				p->self_k);
 		if (!p->mov[v])
 			continue;
 		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
@@ -175,6 +184,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 		solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v, p->nbr[v],
 				  parity, &p->c, &g, &d);
 		seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v, &g, &d);
+		self_vertex(p, v, x + 3 * v, x, &g, &d);
 		g2 += (double)v3_norm2(g);
 		/* one ulp of each coordinate: first order through the
 		 * gradient, second order through the preconditioner */
@@ -227,6 +237,7 @@ void problem_gradient(const struct problem *p, const float *x, float *grad)
 						  &g, &d);
 				seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v,
 					    &g, &d);
+				self_vertex(p, v, x + 3 * v, x, &g, &d);
 			}
 			v3_store(grad + 3 * v, g);
 		}
@@ -269,4 +280,26 @@ void problem_project(const struct problem *p, float *x)
 	for (long v = 0; v < (long)p->n; v++)
 		if (p->mov[v])
 			project_vertex(p, (size_t)v, x + 3 * v);
+}
+
+int problem_set_self(struct problem *p, const struct grid *g,
+		     const struct collide_params *cp, struct error *e)
+{
+	p->prox = xmalloc(sizeof *p->prox);
+	if (proximity_init(p->prox, g, cp->neighbours, e)) {
+		free(p->prox);
+		p->prox = NULL;
+		return -1;
+	}
+	p->self_radius = (float)cp->radius;
+	p->self_k = (float)cp->stiffness;
+	p->self_search = cp->search;
+	proximity_refresh(p->prox, p->x, p->self_search);
+	return 0;
+}
+
+void problem_refresh_self(struct problem *p, const float *x, int it)
+{
+	if (p->prox && (it <= 16 || it % 8 == 0))
+		proximity_refresh(p->prox, x, p->self_search);
 }

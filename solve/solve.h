@@ -11,6 +11,7 @@
 #include "grid.h"
 #include "body.h"
 #include "material.h"
+#include "proximity.h"
 #include "collide.h"
 #include "seam_link.h"
 #include "solver.h"
@@ -38,6 +39,7 @@ struct solve_params {
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
 	int pcg_restart;         /* pcg: steepest (block) step every n */
+	int self;                /* self collision */
 	int cheb_delay;          /* outer iterations before Chebyshev */
 };
 
@@ -76,6 +78,11 @@ struct problem {
 	float *plane;            /* body half-planes, 4 a vertex (collide.h),
 				    NULL without a body */
 	struct body_plane_stats contact;
+	/* self collision (--self): proximity lists and the repulsion's R,
+	 * search radius and stiffness; prox NULL when off */
+	struct proximity *prox;
+	float self_radius, self_k;
+	double self_search;
 };
 
 /* The objective at one point, as a check sees it. */
@@ -97,6 +104,29 @@ void problem_check(const struct problem *p, const float *x, struct check *k);
  * from a feasible point. */
 void problem_set_body(struct problem *p, const struct body *b,
 		      const uint8_t *mask, double offset, double reach);
+/* Self collision: the proximity lists from p->x, and the repulsion
+ * 0.5 k (R - d)² of collide.h on every listed pair. */
+int problem_set_self(struct problem *p, const struct grid *g,
+		     const struct collide_params *cp, struct error *e);
+/* The lists rebuilt from x, on the schedule of iteration `it`: every
+ * iteration for the first 16, then every 8th. */
+void problem_refresh_self(struct problem *p, const float *x, int it);
+/* The repulsion on vertex v at xv from its listed neighbours at their
+ * positions in x0 (the start of the outer iteration for the block
+ * method, whose neighbours may be outside the tile). */
+static inline void self_vertex(const struct problem *p, size_t v,
+			       const float *xv, const float *x0, vec3 *g,
+			       float *d)
+{
+	if (!p->prox)
+		return;
+	const uint32_t *list = p->prox->list + v * (size_t)p->prox->k;
+	int count = proximity_kept(p->prox, v);
+	for (int s = 0; s < count; s++)
+		collide_repel(xv, x0 + 3 * (size_t)list[s], p->self_radius,
+			      p->self_k, g, d);
+}
+
 /* Projects the moving vertices of x onto their half-planes (no-op
  * without a body). */
 void problem_project(const struct problem *p, float *x);
@@ -176,8 +206,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 
 /* device.c: the device --device asks for; NULL for the CPU.  Exits with
  * a message when the choice cannot be honoured (cuda without a GPU or
- * without the CUDA backend, pcg on a GPU). */
-const char *device_choose(const char *want, enum solve_method m);
+ * without the CUDA backend, pcg or self collision on a GPU). */
+const char *device_choose(const char *want, const struct solve_params *sp);
 /* The problem on the chosen GPU (name from device_choose, NULL: the
  * CPU, and *dev untouched); -1 with e set when it does not fit. */
 int device_open(const char *chosen, const struct problem *p,
