@@ -22,7 +22,7 @@ WARN     = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
 OPT     ?= -O2 -g
 CFLAGS  ?= $(OPT)
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fopenmp -Icommon -MMD -MP
-LDLIBS   = -lxxhash -lm
+LDLIBS   = -lxxhash -lpng -lm
 ALL_LDFLAGS = -fopenmp $(LDFLAGS)
 
 ifeq ($(SAN),1)
@@ -53,7 +53,7 @@ CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 \
 NVCCFLAGS ?= -O2 -std=c++17 $(CUDA_ARCH) -Icommon \
              -Xcompiler -Wall,-Wextra --Werror all-warnings
 
-PROGRAMS = resample grid solve initialize collide
+PROGRAMS = resample grid solve initialize normalmap collide
 LIB_SRC  = $(wildcard common/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libpleat.a

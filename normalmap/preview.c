@@ -1,0 +1,87 @@
+/* preview.c - a shaded picture of the wrinkles laid out over the pattern,
+ * for a quick look: every panel flat, lit by one light from the upper
+ * left, so that the wrinkles (not the garment's shape) make the shading.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "normalmap.h"
+
+#define AMBIENT 0.2      /* grey level of a face turned away from the light */
+#define BACKDROP 0.0f    /* grey level outside the cloth */
+
+/* The light: from the upper left of the picture (-u, +v), 55 degrees
+ * above the pattern plane. */
+static dvec3 light(void)
+{
+	return d3_normalize(d3(-1, 1, 2));
+}
+
+/* The pattern u direction of the coarse surface at (i, j): the central
+ * (else one-sided) difference of rest along the grid row. */
+static int rest_du(const struct surface *s, int i, int j, dvec3 *out)
+{
+	size_t v = (size_t)j * s->w + i;
+	int lo = i, hi = i;
+	if (i > 0 && (s->mask[v - 1] & MASK_INSIDE) && s->panel[v - 1] == s->panel[v])
+		lo = i - 1;
+	if (i + 1 < s->w && (s->mask[v + 1] & MASK_INSIDE) && s->panel[v + 1] == s->panel[v])
+		hi = i + 1;
+	if (lo == hi)
+		return -1;
+	const float *a = &s->rest[3 * ((size_t)j * s->w + lo)];
+	const float *b = &s->rest[3 * ((size_t)j * s->w + hi)];
+	*out = d3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+	return 0;
+}
+
+/* Lambert shading of the wrinkled normal at (i, j) in the frame of the
+ * coarse surface there (tangent along pattern u); -1 outside the cloth. */
+static double shade(const struct surface *s, int i, int j)
+{
+	size_t v = (size_t)j * s->w + i;
+	const float *nx = &s->normal[3 * v];
+	dvec3 nr, du;
+	if (isnan(nx[0]) || surface_ring_normal(s, s->rest, i, j, &nr) ||
+	    rest_du(s, i, j, &du))
+		return -1;
+	dvec3 t = d3_normalize(d3_sub(du, d3_scale(nr, d3_dot(du, nr))));
+	dvec3 b = d3_cross(nr, t), n = d3(nx[0], nx[1], nx[2]);
+	dvec3 local = d3(d3_dot(n, t), d3_dot(n, b), d3_dot(n, nr));
+	double lit = d3_dot(local, light());
+	return AMBIENT + (1 - AMBIENT) * (lit > 0 ? lit : 0);
+}
+
+int preview(const struct surface *s, int size, struct map *out,
+	    struct error *e)
+{
+	int longer = s->w > s->h ? s->w : s->h;
+	int k = size > 0 && size < longer ? (longer + size - 1) / size : 1;
+	out->width = (s->w + k - 1) / k;
+	out->height = (s->h + k - 1) / k;
+	out->comps = 1;
+	size_t bytes;
+	if (size_mul((size_t)out->width * out->height, sizeof(float), &bytes) ||
+	    !(out->px = big_alloc(bytes)))
+		return error_set(e, "out of memory for a %d x %d preview",
+				 out->width, out->height);
+	/* pixel (X, Y) averages the k x k grid vertices of block
+	 * (X, height - 1 - Y): row 0 is the top of the pattern */
+	#pragma omp parallel for schedule(dynamic, 4)
+	for (int Y = 0; Y < out->height; Y++)
+		for (int X = 0; X < out->width; X++) {
+			int bj = out->height - 1 - Y;
+			double sum = 0;
+			int n = 0;
+			for (int j = bj * k; j < (bj + 1) * k && j < s->h; j++)
+				for (int i = X * k; i < (X + 1) * k && i < s->w; i++) {
+					double g = shade(s, i, j);
+					if (g >= 0) {
+						sum += g;
+						n++;
+					}
+				}
+			out->px[(size_t)Y * out->width + X] = n ? (float)(sum / n) : BACKDROP;
+		}
+	return 0;
+}
