@@ -1,0 +1,484 @@
+/* pleat-simplify - the grid's surface as a simplified triangle mesh.
+ *
+ * Reads grids and writes, for each, a mesh (OBJ or binary PLY) whose
+ * triangles follow a quadtree over the grid: large where the cloth is
+ * flat, down to the grid's own cells where it wrinkles and along the
+ * panels' edges.  With --one-topology (or --pc2) every grid gets the same
+ * triangles, the union of what each one needs, so a sequence is one mesh
+ * and a point cache. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "grid.h"
+#include "meshio.h"
+#include "outfile.h"
+#include "output.h"
+#include "progress.h"
+#include "simplify.h"
+
+static const char usage_text[] =
+"usage: pleat-simplify [-t mm] [-o file] [-f format] [-1] [--pc2 file]\n"
+"                      [--start-frame n] [--open-seams] [--progress] [-q]\n"
+"                      [file ...]\n"
+"\n"
+"Simplify the surface of each grid into a triangle mesh with texture\n"
+"coordinates (the pattern, in metres) and normals.\n"
+"\n"
+"  -t, --tolerance MM   how far a grid vertex may be from the mesh, in\n"
+"                       millimetres (default 0.1)\n"
+"  -o, --output FILE    write to FILE instead of standard output; a %d\n"
+"                       in FILE (or %04d...) numbers the grids from 0\n"
+"  -f, --format F       obj or ply (default: from FILE's extension; obj\n"
+"                       on standard output)\n"
+"  -1, --one-topology   the same triangles for every grid: the union of\n"
+"                       what each needs (reads the input more than once)\n"
+"      --pc2 FILE       write every grid's vertex positions to a PC2\n"
+"                       point cache; implies --one-topology\n"
+"      --start-frame N  the PC2 start frame (default 0)\n"
+"      --open-seams     leave seam vertices where the grid has them\n"
+"                       (default: move them onto the seam)\n"
+"      --progress       report each stage on standard error\n"
+"  -q, --quiet          no summary line per grid\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"With no file, or when file is -, read standard input.\n"
+"See pleat-simplify(1) and pleat-grid(5).\n";
+
+enum format { FORMAT_AUTO, FORMAT_OBJ, FORMAT_PLY };
+
+struct options {
+	double tol;             /* metres */
+	enum format format;
+	const char *output, *pc2;
+	int numbered;           /* output holds a %d */
+	int one_topology, close_seams, progress, quiet;
+	double start_frame;
+	char **files;
+	int nfiles;
+};
+
+enum { OPT_PC2 = 256, OPT_START, OPT_OPEN_SEAMS, OPT_PROGRESS };
+
+static enum format parse_format(const char *s)
+{
+	if (strcmp(s, "obj") == 0)
+		return FORMAT_OBJ;
+	if (strcmp(s, "ply") == 0)
+		return FORMAT_PLY;
+	usage_fail("--format: '%s' is not obj or ply", s);
+}
+
+/* The format named by the output's extension; obj on standard output. */
+static enum format format_of(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (strcmp(name, "-") == 0)
+		return FORMAT_OBJ;
+	if (dot && strcasecmp(dot, ".obj") == 0)
+		return FORMAT_OBJ;
+	if (dot && strcasecmp(dot, ".ply") == 0)
+		return FORMAT_PLY;
+	usage_fail("--output: cannot tell the format of '%s' from its "
+		   "extension: use --format obj or ply", name);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"tolerance", required_argument, NULL, 't'},
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"one-topology", no_argument, NULL, '1'},
+		{"pc2", required_argument, NULL, OPT_PC2},
+		{"start-frame", required_argument, NULL, OPT_START},
+		{"open-seams", no_argument, NULL, OPT_OPEN_SEAMS},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	memset(o, 0, sizeof *o);
+	o->tol = 0.1e-3;
+	o->output = "-";
+	o->close_seams = 1;
+	o->progress = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:o:f:1qhV", longopts, NULL)) != -1)
+		switch (c) {
+		case 't': o->tol = 1e-3 * parse_double("--tolerance", optarg, 0, 1e6); break;
+		case 'o': o->output = optarg; break;
+		case 'f': o->format = parse_format(optarg); break;
+		case '1': o->one_topology = 1; break;
+		case OPT_PC2: o->pc2 = optarg; o->one_topology = 1; break;
+		case OPT_START: o->start_frame = parse_double("--start-frame", optarg, -1e7, 1e7); break;
+		case OPT_OPEN_SEAMS: o->close_seams = 0; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("pleat-simplify %s\n", PLEAT_VERSION); exit(0);
+		default: usage_bad_option(c, argv);
+		}
+	if (strlen(o->output) > 4000)
+		usage_fail("--output: the name is longer than 4000 bytes");
+	o->numbered = name_numbered(o->output);
+	if (o->numbered < 0)
+		usage_fail("--output: '%s' may hold one %%d (or %%04d...) and no "
+			   "other %% conversion; write %%%% for a %%", o->output);
+	if (o->pc2 && strcmp(o->pc2, "-") == 0 && strcmp(o->output, "-") == 0)
+		usage_fail("--pc2 -: the mesh goes to standard output already; "
+			   "give one of them --output or a file name");
+	if (o->format == FORMAT_AUTO)
+		o->format = format_of(o->output);
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+}
+
+/* ---- inputs --------------------------------------------------------- */
+
+struct input {
+	const char *name;
+	FILE *f;
+	off_t start;           /* where its first grid begins */
+	int reread;            /* each reading starts at start */
+};
+
+/* Standard input copied to a temporary file, for a second reading. */
+static FILE *spool(FILE *in)
+{
+	FILE *t = tmpfile();
+	char *buf = xmalloc(1 << 20);
+	size_t n;
+	if (!t)
+		die("cannot create a temporary file for standard input: %s",
+		    strerror(errno));
+	while ((n = fread(buf, 1, 1 << 20, in)) > 0)
+		if (fwrite(buf, 1, n, t) != n)
+			die("cannot keep standard input in a temporary file: %s",
+			    strerror(errno));
+	if (ferror(in))
+		die("-: read error: %s", strerror(errno));
+	free(buf);
+	rewind(t);
+	return t;
+}
+
+/* Every input opened before anything is written.  When they are to be
+ * read again, standard input that is not a file is kept in a temporary
+ * file. */
+static struct input *open_inputs(const struct options *o, int *n,
+				 int reread)
+{
+	static char *stdin_name[] = {"-"};
+	char **files = o->nfiles ? o->files : stdin_name;
+	*n = o->nfiles ? o->nfiles : 1;
+	struct input *in = xcalloc((size_t)*n, sizeof *in);
+	for (int k = 0; k < *n; k++) {
+		in[k].name = files[k];
+		in[k].reread = reread;
+		if (strcmp(files[k], "-") != 0) {
+			if (!(in[k].f = fopen(files[k], "rb")))
+				die("cannot open %s: %s", files[k], strerror(errno));
+			continue;
+		}
+		struct stat st;
+		in[k].f = stdin;
+		widen_pipe(fileno(stdin));
+		if (reread && (fstat(fileno(stdin), &st) != 0 ||
+			       !S_ISREG(st.st_mode) ||
+			       (in[k].start = ftello(stdin)) < 0))
+			in[k].f = spool(stdin);
+		if (in[k].start < 0)
+			in[k].start = 0;
+	}
+	return in;
+}
+
+static void close_inputs(struct input *in, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (in[k].f != stdin)
+			fclose(in[k].f);
+	free(in);
+}
+
+/* Which grid: its input, its place there (from 1, as the grid reader's
+ * messages count) and its place in the whole input (from 0, as outputs
+ * are numbered). */
+struct where {
+	const char *name;
+	int grid, k;
+};
+
+/* Calls fn on every grid of every input, in order, from the start. */
+typedef void grid_fn(struct grid *g, const struct where *w, void *arg);
+
+static int each_grid(struct input *in, int n, grid_fn *fn, void *arg)
+{
+	struct grid g;
+	struct error e;
+	int k = 0, res;
+	for (int i = 0; i < n; i++) {
+		struct grid_reader r = {.f = in[i].f, .name = in[i].name};
+		if (in[i].reread && fseeko(in[i].f, in[i].start, SEEK_SET) != 0)
+			die("%s: cannot read it again: %s", in[i].name,
+			    strerror(errno));
+		while ((res = grid_read(&r, &g, &e)) == 1) {
+			struct where w = {in[i].name, r.index, k++};
+			fn(&g, &w, arg);
+			grid_free(&g);
+		}
+		if (res < 0)
+			die("%s", e.msg);
+	}
+	if (k == 0)
+		die("%s: no grid in the input", in[n - 1].name);
+	return k;
+}
+
+/* ---- one grid ------------------------------------------------------- */
+
+static void surface_of(struct surface *s, struct grid *g,
+		       const struct where *w, const struct options *o)
+{
+	static int said;
+	struct error e;
+	if (surface_init(s, g, o->close_seams, &e))
+		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+	if (s->used_rest && !said) {
+		fprintf(stderr, "%s: %s: no 'x' channel: simplifying the "
+			"resampled surface ('rest')\n", progname, w->name);
+		said = 1;
+	}
+}
+
+static void write_mesh(const struct options *o, long k,
+		       const struct simple_mesh *m)
+{
+	struct outfile out;
+	struct error e;
+	char name[4096];
+	name_format(o->output, k, name, sizeof name);
+	int ply = o->format == FORMAT_PLY;
+	struct out_mesh om = {m->nverts, (const float (*)[3])m->pos,
+			      (const float (*)[2])m->uv,
+			      (const float (*)[3])m->normal, m->ntris,
+			      (const int (*)[3])m->tris};
+	if (outfile_open(&out, name, ply, &e))
+		die("%s", e.msg);
+	const char *shown = strcmp(name, "-") ? name : "stdout";
+	if ((ply ? mesh_write_ply : mesh_write_obj)(out.f, &om, shown, &e)) {
+		outfile_abort(&out);
+		die("%s", e.msg);
+	}
+	if (outfile_close(&out, &e))
+		die("%s", e.msg);
+}
+
+static void summary(const struct options *o, const struct where *w,
+		    const struct surface *s, const struct simple_mesh *m,
+		    double seconds)
+{
+	if (o->quiet)
+		return;
+	fprintf(stderr, "%s: %s: grid %d: %d x %d, %zu cloth vertices -> %d "
+		"vertices, %d triangles (tolerance %g mm", progname, w->name,
+		w->grid, s->w, s->h, s->ncloth, m->nverts, m->ntris,
+		o->tol * 1e3);
+	if (s->nclosed)
+		fprintf(stderr, ", %zu seam vertices closed", s->nclosed);
+	fprintf(stderr, "); %.3f s\n", seconds);
+}
+
+/* ---- each grid its own mesh ------------------------------------------ */
+
+struct stream {
+	const struct options *o;
+	struct simple_mesh held;   /* the last mesh, until the next grid */
+	int holding;
+};
+
+static void simplify_one(struct grid *g, const struct where *w, void *arg)
+{
+	struct stream *st = arg;
+	const struct options *o = st->o;
+	struct surface s;
+	struct qtree q;
+	struct error e;
+	if (st->holding && !o->numbered)
+		die("%s: grid %d: the input holds more than one grid: number the "
+		    "outputs (--output 'frame%%04d.obj') or use --pc2", w->name,
+		    w->grid);
+	double t0 = now_seconds(), t1, t2, t3;
+	surface_of(&s, g, w, o);
+	qtree_init(&q, s.w, s.h, o->tol);
+	t1 = now_seconds();
+	qtree_refine(&q, &s);
+	t2 = now_seconds();
+	int passes = 1;
+	while (qtree_settle(&q, &s) > 0)
+		passes++;
+	t3 = now_seconds();
+	if (mesh_build(&st->held, &q, &s, &e))
+		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+	progress("%s: grid %d: surface %.3f s, refinement %.3f s, balance "
+		 "and checks %.3f s (%d passes), mesh %.3f s", w->name, w->grid,
+		 t1 - t0, t2 - t1, t3 - t2, passes, now_seconds() - t3);
+	summary(o, w, &s, &st->held, now_seconds() - t0);
+	qtree_free(&q);
+	surface_free(&s);
+	if (o->numbered) {
+		write_mesh(o, w->k, &st->held);
+		mesh_free(&st->held);
+	} else {
+		st->holding = 1;
+	}
+}
+
+static void simplify_each(const struct options *o, struct input *in, int n)
+{
+	struct stream st = {.o = o};
+	each_grid(in, n, simplify_one, &st);
+	if (st.holding) {
+		write_mesh(o, 0, &st.held);
+		mesh_free(&st.held);
+	}
+}
+
+/* ---- one topology for all grids --------------------------------------
+ *
+ * Pass 1 refines every grid and keeps the union of the refinements.
+ * Then passes check every grid's leaves that gained midpoints against
+ * that grid, until a whole pass changes nothing: then every grid is
+ * within the tolerance of the one topology.  The last pass writes. */
+
+struct sequence {
+	const struct options *o;
+	struct qtree tree;         /* the union */
+	struct surface first;      /* grid 0's layout (cells only) */
+	int changed;               /* in this checking pass */
+	struct simple_mesh mesh;
+	struct outfile pc2;
+	int nframes;
+};
+
+static void same_layout(struct sequence *sq, struct surface *s,
+			const struct where *w)
+{
+	if (w->k > 0 && !surface_same_layout(&sq->first, s))
+		die("%s: grid %d: its layout (size, cell, origin, cloth or "
+		    "panels) differs from the first grid's: one topology needs "
+		    "the same layout in every grid", w->name, w->grid);
+}
+
+static void refine_frame(struct grid *g, const struct where *w, void *arg)
+{
+	struct sequence *sq = arg;
+	struct surface s;
+	struct qtree q;
+	surface_of(&s, g, w, sq->o);
+	same_layout(sq, &s, w);
+	qtree_init(&q, s.w, s.h, sq->o->tol);
+	qtree_refine(&q, &s);
+	progress("%s: grid %d refined", w->name, w->grid);
+	if (w->k == 0) {
+		sq->tree = q;
+		sq->first = s;
+		sq->first.x = NULL;   /* the grid's memory; not kept */
+		return;
+	}
+	qtree_merge(&sq->tree, &q);
+	qtree_free(&q);
+	surface_free(&s);
+}
+
+static void check_frame(struct grid *g, const struct where *w, void *arg)
+{
+	struct sequence *sq = arg;
+	struct surface s;
+	surface_of(&s, g, w, sq->o);
+	qtree_forget_checks(&sq->tree);
+	while (qtree_settle(&sq->tree, &s) > 0)
+		sq->changed = 1;
+	surface_free(&s);
+}
+
+static void write_frame(struct grid *g, const struct where *w, void *arg)
+{
+	struct sequence *sq = arg;
+	const struct options *o = sq->o;
+	struct surface s;
+	struct error e;
+	surface_of(&s, g, w, o);
+	if (w->k == 0) {
+		if (mesh_build(&sq->mesh, &sq->tree, &s, &e))
+			die("%s: grid %d: %s", w->name, w->grid, e.msg);
+		if (o->pc2)
+			pc2_header(sq->pc2.f, sq->mesh.nverts, (float)o->start_frame,
+				   1.0f, sq->nframes);
+	} else {
+		mesh_update(&sq->mesh, &s);
+	}
+	if (o->pc2)
+		pc2_sample(sq->pc2.f, (const float (*)[3])sq->mesh.pos,
+			   sq->mesh.nverts);
+	if (w->k == 0 || o->numbered)
+		write_mesh(o, w->k, &sq->mesh);
+	surface_free(&s);
+}
+
+static void simplify_sequence(const struct options *o, struct input *in,
+			      int n)
+{
+	struct sequence sq = {.o = o};
+	struct error e;
+	double t0 = now_seconds();
+	sq.nframes = each_grid(in, n, refine_frame, &sq);
+	if (sq.nframes > 1 && !o->numbered && !o->pc2)
+		die("%s: the input holds %d grids: number the outputs (--output "
+		    "'frame%%04d.obj') or use --pc2", in[n - 1].name, sq.nframes);
+	int passes = 0;
+	do {
+		sq.changed = 0;
+		each_grid(in, n, check_frame, &sq);
+		progress("checking pass %d: %s", ++passes,
+			 sq.changed ? "leaves split" : "no change");
+	} while (sq.changed);
+	if (o->pc2 && outfile_open(&sq.pc2, o->pc2, 1, &e))
+		die("%s", e.msg);
+	each_grid(in, n, write_frame, &sq);
+	if (o->pc2 && outfile_close(&sq.pc2, &e))
+		die("%s", e.msg);
+	if (!o->quiet)
+		fprintf(stderr, "%s: one topology for %d grids: %d vertices, %d "
+			"triangles (tolerance %g mm); %.3f s\n", progname,
+			sq.nframes, sq.mesh.nverts, sq.mesh.ntris, o->tol * 1e3,
+			now_seconds() - t0);
+	mesh_free(&sq.mesh);
+	qtree_free(&sq.tree);
+	surface_free(&sq.first);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int n;
+	progname = "pleat-simplify";
+	parse_options(argc, argv, &o);
+	progress_init(o.progress);
+	struct input *in = open_inputs(&o, &n, o.one_topology);
+	if (o.one_topology)
+		simplify_sequence(&o, in, n);
+	else
+		simplify_each(&o, in, n);
+	close_inputs(in, n);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* simplify.h - quadtree simplification of a grid's surface (the paper's
+ * section 6.4), in three parts:
+ *
+ *   surface.c   the full-resolution triangle mesh of a grid: which
+ *               triangles exist, which vertices must stay, the positions
+ *               (with the seams closed)
+ *   quadtree.c  which quadtree nodes are leaves: refinement to the
+ *               tolerance, the balance rule, the check of every leaf
+ *               against the triangles it will really have
+ *   mesh.c      the leaves' triangles as a mesh: vertices, texture
+ *               coordinates (pattern positions) and normals
+ *
+ * The full-resolution mesh is the solver's: cell (i, j) holds the lower
+ * triangle (i,j) (i+1,j) (i,j+1) and the upper triangle (i+1,j) (i+1,j+1)
+ * (i,j+1), cut along the diagonal from (i+1,j) to (i,j+1); a triangle
+ * exists when its three vertices are cloth (inside, not ghost) of the
+ * same panel.  A cell with both triangles is full; one with just one is
+ * partial, and the vertices of a partial cell's triangle are pinned: they
+ * are kept in the output, so the output's boundary is the full mesh's
+ * boundary wherever it is a staircase.
+ */
+#ifndef PLEAT_SIMPLIFY_H
+#define PLEAT_SIMPLIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+
+#define CELL_LOWER 1   /* triangle (i,j) (i+1,j) (i,j+1) exists */
+#define CELL_UPPER 2   /* triangle (i+1,j) (i+1,j+1) (i,j+1) exists */
+#define CELL_FULL  3
+
+/* The full-resolution mesh of one grid. */
+struct surface {
+	int w, h;              /* vertices */
+	double cell;           /* metres per cell in the pattern */
+	double origin[2];      /* pattern position of vertex (0, 0) */
+	float *x;              /* positions, 3 floats a vertex: the grid's x
+				  (or rest) channel, modified in place where
+				  seams are closed */
+	uint8_t *cells;        /* (w-1) x (h-1): CELL_LOWER | CELL_UPPER */
+	uint8_t *pinned;       /* w x h: 1 on the vertices of partial cells'
+				  triangles */
+	size_t ncloth;         /* cloth vertices */
+	size_t nclosed;        /* seam vertices moved onto their seam */
+	int used_rest;         /* positions came from 'rest' (no 'x') */
+};
+
+/* Reads the channels of grid g into s; positions are g's x channel, or
+ * rest when there is no x.  With close_seams, every seam vertex (mask
+ * SEAM) moves to the middle between itself and its partner point on the
+ * other side of the seam (see surface.c).  Returns 0, or -1 with e set
+ * (a missing or mistyped channel, a non-finite position or partner). */
+int surface_init(struct surface *s, struct grid *g, int close_seams,
+		 struct error *e);
+void surface_free(struct surface *s);
+/* The unit normal of the full-resolution surface at grid vertex v: the
+ * area-weighted normal of the grid triangles around it; +z where they
+ * have no area. */
+void surface_normal(const struct surface *s, size_t v, float out[3]);
+/* Whether a and b have the same geometry and triangles (and so the same
+ * pinned vertices). */
+int surface_same_layout(const struct surface *a, const struct surface *b);
+
+/* ---- the quadtree ----------------------------------------------------
+ *
+ * Level L >= 1 has nodes of 2^L x 2^L cells, node (a, b) covering
+ * vertices a 2^L .. (a+1) 2^L across and b 2^L .. (b+1) 2^L down (its
+ * closed square); level 0 is the cells themselves.  The root level is the
+ * first whose one node covers the whole grid: the grid is padded, in
+ * thought, to a power of two with vertices that are not cloth.  Only the
+ * nodes that overlap the grid are stored. */
+#define QT_MAX_LEVELS 24
+enum { NODE_EMPTY, NODE_LEAF, NODE_SPLIT };
+#define FINE_NONE 255
+
+struct qt_level {
+	int nx, ny;            /* nodes across and down */
+	uint8_t *state;        /* NODE_EMPTY, NODE_LEAF or NODE_SPLIT */
+	uint8_t (*fine)[4];    /* per side (bottom, right, top, left): the
+				  level of the finest leaf in the node whose
+				  triangles have an edge on that side, or
+				  FINE_NONE when none has */
+	uint8_t *checked;      /* 16 + the midpoint set a leaf last passed
+				  the tolerance with, 0 when not checked */
+	float *err;            /* phase 1: a leaf's largest deviation from
+				  its two triangles (or a bound of it), m */
+};
+
+struct qtree {
+	int top;               /* root level, >= 1 */
+	double tol, tol2;      /* tolerance and its square, m and m^2 */
+	struct qt_level lv[QT_MAX_LEVELS];   /* lv[1] .. lv[top] */
+};
+
+/* The tree for a grid of w x h vertices, tolerance tol in metres. */
+void qtree_init(struct qtree *q, int w, int h, double tol);
+void qtree_free(struct qtree *q);
+
+/* Phase 1, bottom up: a node is a leaf when it holds only full cells, no
+ * pinned vertex but on its corners, and every vertex of its closed
+ * square lies within the tolerance of its two triangles; empty when it
+ * holds no triangle; split otherwise. */
+void qtree_refine(struct qtree *q, const struct surface *s);
+/* The union of two refinements of the same layout: split where either
+ * is (the topology of a sequence). */
+void qtree_merge(struct qtree *dst, const struct qtree *src);
+/* Phases 2 and 3 until nothing changes: the balance rule, then every
+ * leaf that gained side midpoints checked against its real triangles. */
+void qtree_finish(struct qtree *q, const struct surface *s);
+/* Phase 2 once, then phase 3 once; returns the leaves that phase 3 split. */
+size_t qtree_settle(struct qtree *q, const struct surface *s);
+/* Forgets which leaves were checked (before checking another frame). */
+void qtree_forget_checks(struct qtree *q);
+
+/* A leaf's triangles, as indices into its ring of corners and side
+ * midpoints (counter-clockwise from the lower left corner, in units of
+ * half the node: see quadtree.c).  mids: bit k set when side k (bottom,
+ * right, top, left) has its midpoint.  Returns 2 to 6. */
+int leaf_triangles(unsigned mids, unsigned char tri[6][3]);
+extern const unsigned char leaf_ring[8][2];
+
+/* Calls fn for every leaf of the finished tree that may have triangles:
+ * level L >= 1 with its midpoints, or level 0 for a cell of a split
+ * level-1 node.  The leaves come in rows: row r is one row of nodes of
+ * one level (level 1's rows first), so that rows can be visited in
+ * parallel and their results put together in a fixed order. */
+struct qt_leaf { int level, a, b; unsigned mids; };
+size_t qtree_rows(const struct qtree *q);
+void qtree_row_leaves(const struct qtree *q, size_t row,
+		      void (*fn)(const struct qt_leaf *, void *), void *arg);
+
+/* ---- the output mesh ------------------------------------------------- */
+struct simple_mesh {
+	int nverts, ntris;
+	uint32_t *vgrid;       /* grid vertex of each output vertex */
+	int (*tris)[3];        /* counter-clockwise in the pattern */
+	float (*pos)[3];
+	float (*uv)[2];        /* pattern position, metres */
+	float (*normal)[3];
+};
+
+/* The triangles of the finished tree q over surface s, with positions,
+ * pattern positions and normals.  Vertices are numbered in grid order
+ * (row by row), triangles leaf by leaf; the result does not depend on
+ * the number of threads.  Fails when the mesh has more than INT_MAX
+ * vertices or triangles. */
+int mesh_build(struct simple_mesh *m, const struct qtree *q,
+	       const struct surface *s, struct error *e);
+/* Positions and normals from another frame of the same layout. */
+void mesh_update(struct simple_mesh *m, const struct surface *s);
+void mesh_free(struct simple_mesh *m);
+
+#endif

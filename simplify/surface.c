@@ -1,0 +1,275 @@
+/* surface.c - the full-resolution mesh of a grid, and its seams closed.
+ *
+ * Seams.  pleat-resample gives each seam vertex its partner: its mirror
+ * image across the seam, a pattern point on the other panel, and the
+ * length of cloth between the two, 2d (the seam channel).  A panel's
+ * grid stops short of the panel's edge, by d at a seam vertex, so the
+ * two panels of a seam are a gap of 2d apart; the solver keeps them so
+ * (its seam springs have rest length 2d).  To make the panels meet, a
+ * seam vertex moves to the middle of the segment between itself and its
+ * partner, which is where the seam runs: the partner's position is the
+ * bilinear interpolation of the cloth vertices of its panel around the
+ * partner point (the solver's rule, see solve/seam.c).  Both sides of a
+ * seam then lie on the same curve.  (Moving instead a distance d along
+ * the vertex's own tangent plane towards the partner follows a crease
+ * better on resampled, unsolved grids, but is farther off on solved
+ * ones, where the solver's straight seam springs set the geometry.)  A
+ * seam vertex whose partner point has no cloth around it stays where it
+ * is.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simplify.h"
+#include "vec.h"
+
+static int cloth(uint8_t m)
+{
+	return (m & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
+}
+
+/* The channel name, or NULL (with e set) when it is there but has
+ * another type; *c is NULL when it is absent. */
+static int find_channel(const struct grid *g, const char *name,
+			enum grid_type type, int comps,
+			const struct grid_channel **c, struct error *e)
+{
+	*c = grid_find(g, name);
+	if (*c && ((*c)->type != type || (*c)->comps != comps))
+		return error_set(e, "its '%s' channel is %s x %d, not %s x %d",
+				 name, grid_type_name((*c)->type), (*c)->comps,
+				 grid_type_name(type), comps);
+	return 0;
+}
+
+static int check_finite(const struct grid *g, const uint8_t *mask,
+			const struct grid_channel *c, struct error *e)
+{
+	const float *x = c->data;
+	size_t n = grid_vertices(g);
+	for (size_t v = 0; v < n; v++)
+		if (cloth(mask[v]) && !(isfinite(x[3 * v]) &&
+		    isfinite(x[3 * v + 1]) && isfinite(x[3 * v + 2])))
+			return error_set(e, "'%s' is not finite at cloth vertex "
+					 "(%zu, %zu)", c->name,
+					 v % (size_t)g->width,
+					 v / (size_t)g->width);
+	return 0;
+}
+
+/* Which triangles of every cell exist: three cloth vertices of one
+ * panel. */
+static void find_triangles(struct surface *s, const uint8_t *mask,
+			   const uint16_t *panel)
+{
+	size_t w = (size_t)s->w, cw = w - 1;
+	#pragma omp parallel for schedule(static)
+	for (int j = 0; j < s->h - 1; j++)
+		for (size_t i = 0; i < cw; i++) {
+			size_t a = (size_t)j * w + i, b = a + 1, c = a + w,
+			       d = c + 1;
+			uint16_t pb = panel ? panel[b] : 0;
+			int bc = cloth(mask[b]) && cloth(mask[c]) &&
+				 (!panel || panel[c] == pb);
+			int lower = bc && cloth(mask[a]) && (!panel || panel[a] == pb);
+			int upper = bc && cloth(mask[d]) && (!panel || panel[d] == pb);
+			s->cells[(size_t)j * cw + i] =
+				(uint8_t)(lower * CELL_LOWER + upper * CELL_UPPER);
+		}
+}
+
+/* The corners of partial cells' triangles are pinned.  Serial: a vertex
+ * is shared by up to four cells. */
+static void pin_partial(struct surface *s)
+{
+	size_t w = (size_t)s->w, cw = w - 1;
+	memset(s->pinned, 0, w * (size_t)s->h);
+	for (size_t j = 0; j + 1 < (size_t)s->h; j++)
+		for (size_t i = 0; i < cw; i++) {
+			uint8_t bits = s->cells[j * cw + i];
+			size_t a = j * w + i;
+			if (bits == CELL_LOWER) {
+				s->pinned[a] = s->pinned[a + 1] = 1;
+				s->pinned[a + w] = 1;
+			} else if (bits == CELL_UPPER) {
+				s->pinned[a + 1] = s->pinned[a + w] = 1;
+				s->pinned[a + w + 1] = 1;
+			}
+		}
+}
+
+void surface_normal(const struct surface *s, size_t v, float out[3])
+{
+	size_t w = (size_t)s->w;
+	long i = (long)(v % w), j = (long)(v / w);
+	vec3 sum = v3(0.0f, 0.0f, 0.0f);
+	for (int c = 0; c < 4; c++) {
+		long ci = i - (c & 1), cj = j - (c >> 1);
+		if (ci < 0 || cj < 0 || ci >= s->w - 1 || cj >= s->h - 1)
+			continue;
+		size_t a = (size_t)cj * w + (size_t)ci;
+		size_t corner[2][3] = {{a, a + 1, a + w}, {a + 1, a + w + 1, a + w}};
+		uint8_t bits = s->cells[(size_t)cj * (w - 1) + (size_t)ci];
+		for (int t = 0; t < 2; t++) {
+			const size_t *p = corner[t];
+			if (!(bits & (1 << t)) || (p[0] != v && p[1] != v && p[2] != v))
+				continue;
+			vec3 x0 = v3_load(s->x + 3 * p[0]);
+			vec3 e1 = v3_sub(v3_load(s->x + 3 * p[1]), x0);
+			vec3 e2 = v3_sub(v3_load(s->x + 3 * p[2]), x0);
+			sum = v3_add(sum, v3_cross(e1, e2));
+		}
+	}
+	vec3 n = v3_normalize(sum);
+	if (v3_norm2(n) == 0.0f)
+		n = v3(0.0f, 0.0f, 1.0f);
+	v3_store(out, n);
+}
+
+/* ---- seams ---------------------------------------------------------- */
+
+/* The position at pattern point (u, v): the bilinear weights of the
+ * cloth vertices of the cell around it (not vertex self), restricted to
+ * the panel with the most weight and renormalised.  Returns 0 when no
+ * cloth vertex is there. */
+static int partner_position(const struct grid *g, const uint8_t *mask,
+			    const uint16_t *panel, const float *x,
+			    size_t self, double u, double v, double out[3])
+{
+	double gx = (u - g->origin[0]) / g->cell;
+	double gy = (v - g->origin[1]) / g->cell;
+	if (!(gx > -1 && gy > -1 && gx < g->width && gy < g->height))
+		return 0;
+	int i0 = (int)floor(gx), j0 = (int)floor(gy);
+	double fx = gx - i0, fy = gy - j0, w[4], best = 0;
+	size_t at[4];
+	int use[4], pick = -1;
+	for (int c = 0; c < 4; c++) {
+		int i = i0 + (c & 1), j = j0 + (c >> 1);
+		w[c] = ((c & 1) ? fx : 1 - fx) * ((c >> 1) ? fy : 1 - fy);
+		at[c] = (size_t)j * (size_t)g->width + (size_t)i;
+		use[c] = i >= 0 && j >= 0 && i < g->width && j < g->height &&
+			 at[c] != self && cloth(mask[at[c]]);
+	}
+	for (int c = 0; c < 4; c++) {
+		double sum = 0;
+		for (int d = 0; d < 4 && use[c]; d++)
+			if (use[d] && (!panel || panel[at[d]] == panel[at[c]]))
+				sum += w[d];
+		if (use[c] && (pick < 0 || sum > best)) {
+			best = sum;
+			pick = c;
+		}
+	}
+	if (pick < 0 || !(best > 0))
+		return 0;
+	out[0] = out[1] = out[2] = 0;
+	for (int c = 0; c < 4; c++)
+		if (use[c] && (!panel || panel[at[c]] == panel[at[pick]]))
+			for (int k = 0; k < 3; k++)
+				out[k] += w[c] / best * x[3 * at[c] + k];
+	return 1;
+}
+
+/* Moves every seam vertex to the middle between itself and its partner.
+ * All new positions are found first, from the old ones. */
+static int close_seams(struct surface *s, const struct grid *g,
+		       const uint8_t *mask, const uint16_t *panel,
+		       const float *seam, struct error *e)
+{
+	size_t n = grid_vertices(g), cap = 0;
+	size_t *moved = NULL;
+	float (*to)[3] = NULL;
+	for (size_t v = 0; v < n; v++) {
+		if (!cloth(mask[v]) || !(mask[v] & MASK_SEAM))
+			continue;
+		const float *q = seam + 3 * v;
+		if (!isfinite(q[0]) || !isfinite(q[1])) {
+			free(moved);
+			free(to);
+			return error_set(e, "seam vertex (%zu, %zu) has no partner "
+					 "in the 'seam' channel (%g, %g)",
+					 v % (size_t)g->width, v / (size_t)g->width,
+					 (double)q[0], (double)q[1]);
+		}
+		double p[3];
+		if (!partner_position(g, mask, panel, s->x, v, q[0], q[1], p))
+			continue;
+		if (s->nclosed == cap) {
+			cap = cap ? 2 * cap : 1024;
+			moved = xrealloc_array(moved, cap, sizeof *moved);
+			to = xrealloc_array(to, cap, sizeof *to);
+		}
+		for (int k = 0; k < 3; k++)
+			to[s->nclosed][k] = (float)(0.5 * (s->x[3 * v + k] + p[k]));
+		moved[s->nclosed++] = v;
+	}
+	for (size_t k = 0; k < s->nclosed; k++)
+		memcpy(s->x + 3 * moved[k], to[k], sizeof to[k]);
+	free(moved);
+	free(to);
+	return 0;
+}
+
+/* ---- the surface ---------------------------------------------------- */
+
+int surface_init(struct surface *s, struct grid *g, int close,
+		 struct error *e)
+{
+	const struct grid_channel *mc, *pc, *xc, *sc;
+	memset(s, 0, sizeof *s);
+	if (find_channel(g, "mask", GRID_U8, 1, &mc, e) ||
+	    find_channel(g, "panel", GRID_U16, 1, &pc, e) ||
+	    find_channel(g, "x", GRID_F32, 3, &xc, e) ||
+	    find_channel(g, "seam", GRID_F32, 3, &sc, e))
+		return -1;
+	if (!mc)
+		return error_set(e, "it has no 'mask' channel (u8 x 1)");
+	if (!xc) {
+		if (find_channel(g, "rest", GRID_F32, 3, &xc, e))
+			return -1;
+		if (!xc)
+			return error_set(e, "it has neither an 'x' nor a 'rest' "
+					 "channel (f32 x 3)");
+		s->used_rest = 1;
+	}
+	const uint8_t *mask = mc->data;
+	const uint16_t *panel = pc ? pc->data : NULL;
+	if (check_finite(g, mask, xc, e))
+		return -1;
+	s->w = g->width;
+	s->h = g->height;
+	s->cell = g->cell;
+	s->origin[0] = g->origin[0];
+	s->origin[1] = g->origin[1];
+	s->x = xc->data;
+	size_t n = grid_vertices(g);
+	for (size_t v = 0; v < n; v++)
+		s->ncloth += cloth(mask[v]);
+	s->cells = xmalloc_array((size_t)(s->w - 1), (size_t)(s->h - 1));
+	s->pinned = xmalloc_array((size_t)s->w, (size_t)s->h);
+	find_triangles(s, mask, panel);
+	pin_partial(s);
+	if (close && sc && close_seams(s, g, mask, panel, sc->data, e)) {
+		surface_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+void surface_free(struct surface *s)
+{
+	free(s->cells);
+	free(s->pinned);
+	memset(s, 0, sizeof *s);
+}
+
+int surface_same_layout(const struct surface *a, const struct surface *b)
+{
+	if (a->w != b->w || a->h != b->h || a->cell != b->cell ||
+	    a->origin[0] != b->origin[0] || a->origin[1] != b->origin[1])
+		return 0;
+	size_t cells = (size_t)(a->w - 1) * (size_t)(a->h - 1);
+	return memcmp(a->cells, b->cells, cells) == 0;
+}
