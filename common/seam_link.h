@@ -21,6 +21,23 @@ struct seam_link {
 	float len;               /* rest length, m */
 };
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+struct grid;
+/* The corners and weights of the partner point at pattern position
+ * (u, v), for vertex `self`: the bilinear weights of the cloth vertices
+ * (inside, not ghosts, not self) of the cell that holds it, restricted to
+ * the panel with the most weight (panel may be NULL: one panel) and
+ * renormalised; unused corners get weight 0.  Returns the number of
+ * corners used, 0 when no cloth vertex is there (l is then unusable). */
+int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
+			 const uint16_t *panel, size_t self, double u, double v,
+			 struct seam_link *l);
+#ifdef __cplusplus
+}
+#endif
+
 /* The link's force on its vertex, d/dx_v of its energy, and its stretch
  * |x_v - P| - len. */
 PL_HD vec3 seam_link_force(const struct seam_link *l, const float *x, float k,

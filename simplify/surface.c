@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "simplify.h"
+#include "seam_link.h"
 #include "vec.h"
 
 static int cloth(uint8_t m)
@@ -129,46 +130,19 @@ void surface_normal(const struct surface *s, size_t v, float out[3])
 
 /* ---- seams ---------------------------------------------------------- */
 
-/* The position at pattern point (u, v): the bilinear weights of the
- * cloth vertices of the cell around it (not vertex self), restricted to
- * the panel with the most weight and renormalised.  Returns 0 when no
- * cloth vertex is there. */
+/* The position of the partner point at pattern point (u, v) of vertex
+ * self, by the solver's rule (seam_link.h); 0 when no cloth is there. */
 static int partner_position(const struct grid *g, const uint8_t *mask,
 			    const uint16_t *panel, const float *x,
 			    size_t self, double u, double v, double out[3])
 {
-	double gx = (u - g->origin[0]) / g->cell;
-	double gy = (v - g->origin[1]) / g->cell;
-	if (!(gx > -1 && gy > -1 && gx < g->width && gy < g->height))
-		return 0;
-	int i0 = (int)floor(gx), j0 = (int)floor(gy);
-	double fx = gx - i0, fy = gy - j0, w[4], best = 0;
-	size_t at[4];
-	int use[4], pick = -1;
-	for (int c = 0; c < 4; c++) {
-		int i = i0 + (c & 1), j = j0 + (c >> 1);
-		w[c] = ((c & 1) ? fx : 1 - fx) * ((c >> 1) ? fy : 1 - fy);
-		at[c] = (size_t)j * (size_t)g->width + (size_t)i;
-		use[c] = i >= 0 && j >= 0 && i < g->width && j < g->height &&
-			 at[c] != self && cloth(mask[at[c]]);
-	}
-	for (int c = 0; c < 4; c++) {
-		double sum = 0;
-		for (int d = 0; d < 4 && use[c]; d++)
-			if (use[d] && (!panel || panel[at[d]] == panel[at[c]]))
-				sum += w[d];
-		if (use[c] && (pick < 0 || sum > best)) {
-			best = sum;
-			pick = c;
-		}
-	}
-	if (pick < 0 || !(best > 0))
+	struct seam_link l;
+	if (!seam_partner_stencil(g, mask, panel, self, u, v, &l))
 		return 0;
 	out[0] = out[1] = out[2] = 0;
 	for (int c = 0; c < 4; c++)
-		if (use[c] && (!panel || panel[at[c]] == panel[at[pick]]))
-			for (int k = 0; k < 3; k++)
-				out[k] += w[c] / best * x[3 * at[c] + k];
+		for (int k = 0; k < 3; k++)
+			out[k] += (double)l.w[c] * x[3 * (size_t)l.corner[c] + k];
 	return 1;
 }
 

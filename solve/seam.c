@@ -39,59 +39,6 @@ struct seam_ref {
 	float coef;
 };
 
-/* Bilinear weights of the cloth vertices of the partner's panel around
- * pattern point (u, v): the corners of the cell that holds it, of the
- * panel with the most weight, renormalised.  Returns the number of
- * corners used (0 when no cloth vertex is there). */
-static int partner_stencil(const struct grid *g, const uint8_t *mask,
-			   const uint16_t *panel, size_t self, double u,
-			   double v, struct seam_link *l)
-{
-	double gx = (u - g->origin[0]) / g->cell;
-	double gy = (v - g->origin[1]) / g->cell;
-	if (!(gx > -1 && gy > -1 && gx < g->width && gy < g->height))
-		return 0;
-	int i0 = (int)floor(gx), j0 = (int)floor(gy);
-	double fx = gx - i0, fy = gy - j0;
-	size_t at[4];
-	double w[4], best = 0;
-	uint16_t pick = PANEL_NONE;
-	for (int c = 0; c < 4; c++) {
-		int i = i0 + (c & 1), j = j0 + (c >> 1);
-		w[c] = ((c & 1) ? fx : 1 - fx) * ((c >> 1) ? fy : 1 - fy);
-		at[c] = SIZE_MAX;
-		if (i < 0 || j < 0 || i >= g->width || j >= g->height)
-			continue;
-		size_t q = (size_t)j * (size_t)g->width + (size_t)i;
-		if ((mask[q] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
-		    q == self)
-			continue;
-		at[c] = q;
-	}
-	/* the panel with the most weight among the corners */
-	for (int c = 0; c < 4; c++) {
-		if (at[c] == SIZE_MAX)
-			continue;
-		uint16_t pc = panel ? panel[at[c]] : 0;
-		double sum = 0;
-		for (int d = 0; d < 4; d++)
-			if (at[d] != SIZE_MAX && (panel ? panel[at[d]] : 0) == pc)
-				sum += w[d];
-		if (sum > best || (pick == PANEL_NONE && sum >= best)) {
-			best = sum;
-			pick = pc;
-		}
-	}
-	int used = 0;
-	for (int c = 0; c < 4; c++) {
-		int ok = at[c] != SIZE_MAX && (panel ? panel[at[c]] : 0) == pick;
-		l->corner[c] = ok ? (uint32_t)at[c] : 0;
-		l->w[c] = ok && best > 0 ? (float)(w[c] / best) : 0.0f;
-		used += ok && best > 0;
-	}
-	return used;
-}
-
 static int ref_order(const void *a, const void *b)
 {
 	const struct seam_ref *p = a, *q = b;
@@ -174,7 +121,7 @@ int seams_init(struct seams *s, const struct grid *g, double k,
 					 v % (size_t)g->width,
 					 v / (size_t)g->width);
 		struct seam_link l = {.vertex = (uint32_t)v, .len = q[2]};
-		if (!partner_stencil(g, mask, panel, v, q[0], q[1], &l)) {
+		if (!seam_partner_stencil(g, mask, panel, v, q[0], q[1], &l)) {
 			s->nopen++;
 			continue;
 		}
