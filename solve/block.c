@@ -77,8 +77,7 @@ static void inner_iteration(const struct problem *p, const float *x0,
 		size_t v = t->gv[q];
 		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
 				  p->nbr[v], t->parity[q], &p->c, &g, &d);
-		seam_vertex(&p->seams, v, t->x + 3 * t->at[q], x0 + 3 * v, &g, &d);
-		self_vertex(p, v, t->x + 3 * t->at[q], x0, &g, &d);
+		extra_vertex(p, v, t->x + 3 * t->at[q], x0, &g, &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
 	}
 	for (int q = 0; q < t->nact; q++) {

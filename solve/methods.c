@@ -32,8 +32,7 @@ void gd_step(const struct problem *p, const float *x, float *out)
 				solve_vertex_grad(xv, p->w, p->rest + 3 * v,
 						  p->nbr[v], (i + j) & 1, &p->c,
 						  &g, &d);
-				seam_vertex(&p->seams, v, xv, xv, &g, &d);
-				self_vertex(p, v, xv, x, &g, &d);
+				extra_vertex(p, v, xv, x, &g, &d);
 				s = solve_vertex_step(g, d, p->c.step);
 			}
 			out[3 * v] = xv[0] + s.x;

@@ -157,6 +157,20 @@ static void rows_to_double(const struct problem *p, const float *x, int j,
 	}
 }
 
+/* Vertex v's share of the terms of extra_vertex (solve.h) but the
+ * seams, whose energy seams_update sums per link. */
+static double extra_vertex_energy(const struct problem *p, const float *x,
+				  size_t v)
+{
+	double en = 0;
+	if (p->prox)
+		en += collide_vertex_energy(x, (uint32_t)v,
+			p->prox->list + v * (size_t)p->prox->k,
+			proximity_kept(p->prox, v), p->self_radius,
+			p->self_k);
+	return en;
+}
+
 /* Row j's share of the check: energy (double), squared gradient norm and
  * noise (see struct check). */
 static void check_row(const struct problem *p, const float *x, int j,
@@ -171,11 +185,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 			en += energy_vertex_d(buf + 3 * (2 * (size_t)p->w + i),
 					      p->w, p->nbr[v], parity, &p->cd,
 					      p->c.terms);
-		if (p->prox)
-			en += collide_vertex_energy(x, (uint32_t)v,
-				p->prox->list + v * (size_t)p->prox->k,
-				proximity_kept(p->prox, v), p->self_radius,
-				p->self_k);
+		en += extra_vertex_energy(p, x, v);
 		if (!p->mov[v])
 			continue;
 		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
@@ -183,8 +193,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 		float d;
 		solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v, p->nbr[v],
 				  parity, &p->c, &g, &d);
-		seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v, &g, &d);
-		self_vertex(p, v, x + 3 * v, x, &g, &d);
+		extra_vertex(p, v, x + 3 * v, x, &g, &d);
 		g2 += (double)v3_norm2(g);
 		/* one ulp of each coordinate: first order through the
 		 * gradient, second order through the preconditioner */
@@ -235,9 +244,7 @@ void problem_gradient(const struct problem *p, const float *x, float *grad)
 				solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v,
 						  p->nbr[v], (i + j) & 1, &p->c,
 						  &g, &d);
-				seam_vertex(&p->seams, v, x + 3 * v, x + 3 * v,
-					    &g, &d);
-				self_vertex(p, v, x + 3 * v, x, &g, &d);
+				extra_vertex(p, v, x + 3 * v, x, &g, &d);
 			}
 			v3_store(grad + 3 * v, g);
 		}

@@ -159,6 +159,20 @@ static inline void seam_vertex(const struct seams *s, size_t v, const float *x,
 		seam_term(s->at, s->grad, s->diag, v, x, x0, g, d);
 }
 
+/* Every term of vertex v's gradient beyond the grid energies that
+ * solve_vertex_grad computes from the vertex's neighbourhood: the seams
+ * and self collision.  xv is where v is now (in a block's tile, say),
+ * x0 the iterate that terms reaching farther than the tile read other
+ * vertices from (the start of the outer iteration for the block method).
+ * Adds to g and d. */
+static inline void extra_vertex(const struct problem *p, size_t v,
+				const float *xv, const float *x0, vec3 *g,
+				float *d)
+{
+	seam_vertex(&p->seams, v, xv, x0 + 3 * v, g, d);
+	self_vertex(p, v, xv, x0, g, d);
+}
+
 /* block.c: one outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,
 		int inner, float inner_rho);
