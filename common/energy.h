@@ -141,6 +141,14 @@ enum {
 #define NB_ELASTIC(r) (1u << (16 + (r)))
 #define NB_ELASTIC_ALL 0x003f0000u
 
+/* Every neighbour a vertex of this parity can have is there: the
+ * vertex can take energy_grad_regular. */
+PL_HD int nbr_complete(uint32_t nbr, int parity)
+{
+	uint32_t all = NB_ELASTIC_ALL | (parity ? NB_BEND_ODD : NB_BEND_EVEN);
+	return (nbr & all) == all;
+}
+
 PL_HD int nb_di(int k)
 {
 	/* (1,0) (0,1) (-1,0) (0,-1) scaled by 1, (1,1)-type, or 2 */
@@ -269,21 +277,25 @@ PL_HD struct bend_hinge bend_owned_row(int parity, int h)
 
 #define EN_REAL float
 #define EN_SQRT sqrtf
+#define EN_FABS fabsf
 #define EN_V vec3
 #define EN_SFX(name) name##_f
 #include "energy_tmpl.h"
 #undef EN_REAL
 #undef EN_SQRT
+#undef EN_FABS
 #undef EN_V
 #undef EN_SFX
 
 #define EN_REAL double
 #define EN_SQRT sqrt
+#define EN_FABS fabs
 #define EN_V dvec3
 #define EN_SFX(name) name##_d
 #include "energy_tmpl.h"
 #undef EN_REAL
 #undef EN_SQRT
+#undef EN_FABS
 #undef EN_V
 #undef EN_SFX
 

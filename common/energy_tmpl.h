@@ -90,6 +90,7 @@ PL_HD void EN_SFX(spring_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 			       const struct EN_SFX(energy_coef) *c,
 			       EN_V *grad, EN_REAL *diag)
 {
+	PL_UNROLL
 	for (int r = 0; r < 6; r++) {
 		EN_REAL rest, k = EN_SFX(spring_k)(nbr, r, c, &rest);
 		if (k == 0)
@@ -149,20 +150,20 @@ PL_HD EN_REAL EN_SFX(fem_triangle)(EN_V da, EN_V db, int ax, int ay,
 	EN_REAL c00 = EN_SFX(en_dot)(f0, f0), c11 = EN_SFX(en_dot)(f1, f1);
 	EN_REAL c01 = EN_SFX(en_dot)(f0, f1);
 	EN_REAL det = c00 * c11 - c01 * c01;
-	EN_REAL d = EN_SQRT(det > 0 ? det : 0);
+	EN_REAL d = EN_SQRT(EN_FABS(det));
 	EN_REAL t = EN_SQRT(c00 + c11 + 2 * d);
 	EN_REAL muA = c->fem_mu_area, laA = c->fem_lambda_area;
-
-	if (!(t > 0)) {  /* collapsed to a point: S = 0, R undefined */
-		if (gv)
-			*gv = EN_SFX(en_v)(0, 0, 0);
-		return 2 * muA + 2 * laA;
-	}
+	/* collapsed to a point: S = 0, R undefined; energy 2 mu A +
+	 * 2 lambda A, no gradient.  Chosen by selects, not a branch, so
+	 * that a row of vertices stays one vector loop. */
+	int point = !(t > 0);
+	t = point ? 1 : t;
 	EN_REAL p = 1 + d - t;
 	EN_REAL e00 = (c00 - 1 + p) / t, e11 = (c11 - 1 + p) / t;
 	EN_REAL e01 = c01 / t, tr = e00 + e11;
 	EN_REAL energy = muA * (e00 * e00 + e11 * e11 + 2 * e01 * e01) +
 			 EN_R(0.5) * laA * tr * tr;
+	energy = point ? 2 * muA + 2 * laA : energy;
 	if (!gv)
 		return energy;
 
@@ -180,6 +181,8 @@ PL_HD EN_REAL EN_SFX(fem_triangle)(EN_V da, EN_V db, int ax, int ay,
 	/* gradient on v: -P Dm^-T (1, 1) / h, Dm^-T (1, 1) = (by - ay, ax - bx) */
 	EN_REAL cx = EN_R(by - ay) * c->inv_h, cy = EN_R(ax - bx) * c->inv_h;
 	EN_REAL w0 = n00 * cx + n01 * cy, w1 = n10 * cx + n11 * cy;
+	w0 = point ? 0 : w0;
+	w1 = point ? 0 : w1;
 	*gv = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0), -w0, f0),
 			      -w1, f1);
 	return energy;
@@ -200,6 +203,7 @@ PL_HD void EN_SFX(fem_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 			    const struct EN_SFX(energy_coef) *c,
 			    EN_V *grad, EN_REAL *diag)
 {
+	PL_UNROLL
 	for (int r = 0; r < 6; r++) {
 		if (!ring_triangle(nbr, r))
 			continue;
@@ -251,19 +255,27 @@ PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
 
 /* The constant stencil, over the neighbours present (all of them on the
  * fast path): gradient sum_u S_u (x_u - x_v) and, for BEND_COLLAPSE, the
- * energy share -1/4 sum_u S_u |x_u - x_v|². */
+ * energy share -1/4 sum_u S_u |x_u - x_v|².
+ *
+ * complete: every bending neighbour of both parities can be read (a
+ * vertex two cells inside a block's tile).  Then the far neighbours an
+ * odd vertex does not have are read anyway and weighted 0, which adds
+ * exact zeros, so that a row of vertices of both parities runs as one
+ * vector loop with the same numbers. */
 PL_HD EN_REAL EN_SFX(bend_stencil)(const EN_REAL *x, int pitch,
 				   uint32_t nbr, int parity,
 				   const struct EN_SFX(energy_coef) *c,
-				   EN_V *grad, EN_REAL *diag)
+				   EN_V *grad, EN_REAL *diag, int complete)
 {
 	EN_V g = EN_SFX(en_v)(0, 0, 0);
 	EN_REAL absum = 0, e = 0;
-	int n = parity ? 8 : 12;
-	for (int k = 0; k < n; k++) {
-		if (!(nbr & (1u << k)))
+	uint32_t own = parity ? NB_BEND_ODD : NB_BEND_EVEN;
+	PL_UNROLL
+	for (int k = 0; k < 12; k++) {
+		int on = (nbr & own & (1u << k)) != 0;
+		if (!complete && !on)
 			continue;
-		EN_REAL s = EN_R(bend_stencil_weight(k));
+		EN_REAL s = on ? EN_R(bend_stencil_weight(k)) : 0;
 		EN_V d = EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k));
 		g = EN_SFX(en_axpy)(g, s, d);
 		e -= EN_R(0.25) * s * EN_SFX(en_dot)(d, d);
@@ -287,7 +299,7 @@ PL_HD void EN_SFX(bend_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 {
 	uint32_t all = parity ? NB_BEND_ODD : NB_BEND_EVEN;
 	if ((nbr & all) == all || c->bend_rule == BEND_COLLAPSE) {
-		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag);
+		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag, 0);
 		return;
 	}
 	/* near a missing vertex: the hinges that exist, one by one */
@@ -316,7 +328,7 @@ PL_HD EN_REAL EN_SFX(bend_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 {
 	if (c->bend_rule == BEND_COLLAPSE)
 		return EN_SFX(bend_stencil)(x, pitch, nbr, parity, c,
-					    (EN_V *)0, (EN_REAL *)0);
+					    (EN_V *)0, (EN_REAL *)0, 0);
 	/* the hinges this vertex owns: each hinge once over the grid, a sum
 	 * of squares, so no cancellation in float */
 	EN_REAL sum = 0;
@@ -343,6 +355,26 @@ PL_HD void EN_SFX(energy_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 		EN_SFX(fem_grad)(x, pitch, nbr, c, grad, diag);
 	if (terms & TERM_BEND)
 		EN_SFX(bend_grad)(x, pitch, nbr, parity, c, grad, diag);
+}
+
+/* energy_grad for a vertex whose neighbour word is complete (all six
+ * ring neighbours and every bending neighbour of its parity) and whose
+ * bending neighbours of the other parity can be read too.  The same
+ * arithmetic in the same order as energy_grad, with the neighbour tests
+ * decided at compile time, so that a row of such vertices vectorises. */
+PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
+				       int parity,
+				       const struct EN_SFX(energy_coef) *c,
+				       unsigned terms, EN_V *grad,
+				       EN_REAL *diag)
+{
+	uint32_t nbr = NB_ELASTIC_ALL | NB_BEND_EVEN;
+	if (terms & TERM_SPRING)
+		EN_SFX(spring_grad)(x, pitch, nbr, c, grad, diag);
+	if (terms & TERM_FEM)
+		EN_SFX(fem_grad)(x, pitch, nbr, c, grad, diag);
+	if (terms & TERM_BEND)
+		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag, 1);
 }
 
 PL_HD EN_REAL EN_SFX(energy_vertex)(const EN_REAL *x, int pitch,

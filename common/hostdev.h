@@ -12,8 +12,23 @@
 #define PL_HD __host__ __device__ __forceinline__
 #define PL_RESTRICT __restrict__
 #else
-#define PL_HD static inline
+#define PL_HD static inline __attribute__((always_inline))
 #define PL_RESTRICT restrict
+#endif
+
+/* Unroll the next loop completely (its trip count is a small constant):
+ * the CPU's vector loops over a row of vertices need the loops inside
+ * the per-vertex functions gone before they can vectorise. */
+#if defined(__CUDA_ARCH__)
+#define PL_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define PL_UNROLL
+#elif defined(__GNUC__) && !defined(__clang__)
+#define PL_UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define PL_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define PL_UNROLL
 #endif
 
 #endif

@@ -56,6 +56,25 @@ PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
 	}
 }
 
+/* solve_vertex_grad for a vertex with every neighbour (see
+ * energy_grad_regular): the same numbers, bit for bit, when shape_on is
+ * c->shape > 0 (a separate argument so that a caller can make it a
+ * constant and keep the test out of a vector loop). */
+PL_HD void solve_vertex_grad_regular(const float *x, int pitch,
+				     const float *rest, int parity,
+				     const struct solve_coef *c, int shape_on,
+				     vec3 *g, float *d)
+{
+	*g = v3(0.0f, 0.0f, 0.0f);
+	*d = 0.0f;
+	energy_grad_regular_f(x, pitch, parity, &c->e, c->terms, g, d);
+	if (shape_on) {
+		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);
+		*g = v3_madd(*g, off, c->shape);
+		*d += c->shape;
+	}
+}
+
 /* The preconditioned descent step -step g / d; zero where d is zero (a
  * vertex with no energy at all: nothing to say where it should go). */
 PL_HD vec3 solve_vertex_step(vec3 g, float d, float step)

@@ -17,6 +17,14 @@
 #include "solve.h"
 
 #define TILE_N (BLOCK_T * BLOCK_T)
+
+/* Function multi-versioning where the compiler has it (GCC and clang on
+ * x86-64): an AVX2 build of the vector loops next to the baseline one. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
 #define INNER_N (BLOCK_W * BLOCK_W)
 
 /* A block's working set, one per thread (the GPU's shared memory). */
@@ -28,6 +36,16 @@ struct tile {
 	size_t gv[INNER_N];         /* interior index -> grid vertex */
 	int parity[INNER_N];
 	int nact;                   /* movable interior vertices */
+	/* row b of the interior in one vector loop: every vertex of it
+	 * moves and has every neighbour; row_q[b] is its first interior
+	 * index then, -1 otherwise.  The vertices of the other rows, one by
+	 * one: scalar_q[0 .. nscalar-1]. */
+	int row_q[BLOCK_W];
+	int nvector, nscalar;
+	int scalar_q[INNER_N];
+	/* this inner iteration's gradients and preconditioners, by
+	 * component so that a row of them is one vector store */
+	float gx[INNER_N], gy[INNER_N], gz[INNER_N], d[INNER_N];
 };
 
 /* Copies the tile of block (bx, by) from x; vertices past the grid's
@@ -50,20 +68,118 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 				dst[3 * a + k] = i < 0 || i >= p->w ? 0.0f : src[k];
 		}
 	}
-	t->nact = 0;
-	for (int b = 0; b < BLOCK_W; b++)
+	t->nact = t->nvector = t->nscalar = 0;
+	for (int b = 0; b < BLOCK_W; b++) {
+		int q0 = t->nact, complete = 1;
 		for (int a = 0; a < BLOCK_W; a++) {
 			int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
-			if (i >= p->w || j >= p->h)
-				continue;
 			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-			if (!p->mov[v])
+			if (i >= p->w || j >= p->h || !p->mov[v]) {
+				complete = 0;
 				continue;
+			}
 			int q = t->nact++;
 			t->at[q] = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
 			t->gv[q] = v;
 			t->parity[q] = (i + j) & 1;
+			complete &= nbr_complete(p->nbr[v], t->parity[q]);
 		}
+		t->row_q[b] = complete ? q0 : -1;
+		t->nvector += complete;
+		if (!complete)
+			for (int q = q0; q < t->nact; q++)
+				t->scalar_q[t->nscalar++] = q;
+	}
+}
+
+/* The grid energies' gradient on the complete rows of a tile (row_q),
+ * a row of BLOCK_W vertices as one vector loop: the same per-vertex
+ * arithmetic as solve_vertex_grad (and bit for bit the same numbers),
+ * with the neighbour tests gone.  Compiled for AVX2 too and picked at
+ * run time, so the binary stays portable. */
+/* solve_vertex_grad_regular by value: a vector loop's body must not take
+ * the address of its own variables (they would become per-lane arrays
+ * in memory); the callee's, inlined later, are free to. */
+struct vertex_grad {
+	vec3 g;
+	float d;
+};
+
+static inline __attribute__((always_inline)) struct vertex_grad
+regular_vertex(const float *x, const float *rest, int parity,
+	       const struct solve_coef *c, int shape_on)
+{
+	struct vertex_grad r;
+	solve_vertex_grad_regular(x, BLOCK_T, rest, parity, c, shape_on,
+				  &r.g, &r.d);
+	return r;
+}
+
+static inline __attribute__((always_inline)) void
+regular_rows(const struct solve_coef *c, const float *tx, const float *rest,
+	     const int *row_q, const size_t *gv, const int *parity, float *gx,
+	     float *gy, float *gz, float *dd, int shape_on)
+{
+	for (int b = 0; b < BLOCK_W; b++) {
+		int q0 = row_q[b];
+		if (q0 < 0)
+			continue;
+		const float *xrow = tx + 3 * ((b + BLOCK_HALO) * BLOCK_T +
+					      BLOCK_HALO);
+		const float *rrow = rest + 3 * gv[q0];
+		int par = parity[q0];
+		#pragma omp simd
+		for (int a = 0; a < BLOCK_W; a++) {
+			struct vertex_grad r = regular_vertex(xrow + 3 * a,
+				rrow + 3 * a, (par + a) & 1, c, shape_on);
+			int q = q0 + a;
+			gx[q] = r.g.x;
+			gy[q] = r.g.y;
+			gz[q] = r.g.z;
+			dd[q] = r.d;
+		}
+	}
+}
+
+/* regular_rows with the terms fixed at compile time for the usual
+ * choice (FEM and bending, with or without the shape term), so that no
+ * test of them is left inside the vector loop. */
+VECTOR_CLONES
+static void regular_gradients(const struct solve_coef *c, const float *tx,
+			      const float *rest, const int *row_q,
+			      const size_t *gv, const int *parity, float *gx,
+			      float *gy, float *gz, float *dd)
+{
+	struct solve_coef k = *c;
+	int shape = c->shape > 0.0f;
+	if (c->terms == (TERM_FEM | TERM_BEND) && shape) {
+		k.terms = TERM_FEM | TERM_BEND;
+		regular_rows(&k, tx, rest, row_q, gv, parity, gx, gy, gz, dd, 1);
+	} else if (c->terms == (TERM_FEM | TERM_BEND)) {
+		k.terms = TERM_FEM | TERM_BEND;
+		regular_rows(&k, tx, rest, row_q, gv, parity, gx, gy, gz, dd, 0);
+	} else {
+		regular_rows(c, tx, rest, row_q, gv, parity, gx, gy, gz, dd,
+			     shape);
+	}
+}
+
+/* Every interior vertex's gradient of the grid energies into t->g*. */
+static void tile_gradients(const struct problem *p, struct tile *t)
+{
+	if (t->nvector)
+		regular_gradients(&p->c, t->x, p->rest, t->row_q, t->gv,
+				  t->parity, t->gx, t->gy, t->gz, t->d);
+	for (int s = 0; s < t->nscalar; s++) {
+		int q = t->scalar_q[s];
+		vec3 g;
+		size_t v = t->gv[q];
+		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
+				  p->nbr[v], t->parity[q], &p->c, &g, &t->d[q]);
+		t->gx[q] = g.x;
+		t->gy[q] = g.y;
+		t->gz[q] = g.z;
+	}
 }
 
 /* One inner Jacobi iteration with Chebyshev weight omega: every step
@@ -71,13 +187,11 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 static void inner_iteration(const struct problem *p, const float *x0,
 			    struct tile *t, float omega)
 {
+	tile_gradients(p, t);
 	for (int q = 0; q < t->nact; q++) {
-		vec3 g;
-		float d;
-		size_t v = t->gv[q];
-		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
-				  p->nbr[v], t->parity[q], &p->c, &g, &d);
-		extra_vertex(p, v, t->x + 3 * t->at[q], x0, &g, &d);
+		vec3 g = v3(t->gx[q], t->gy[q], t->gz[q]);
+		float d = t->d[q];
+		extra_vertex(p, t->gv[q], t->x + 3 * t->at[q], x0, &g, &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
 	}
 	for (int q = 0; q < t->nact; q++) {

@@ -37,6 +37,22 @@ energy_at() {
 	awk -v d="$disp" 'BEGIN { exit !(d < 1e-7) }'
 }
 
+@test "the block step's vector rows give the per-vertex reference's bytes" {
+	# wrinkled states: the buckled strip and the example skirt (seams)
+	compressed_strip
+	pleat-solve -q -n 40 "$W/cs.grid" > "$W/w1.grid"
+	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
+	pleat-resample -s 256 "$W/skirt.obj" | pleat-solve -q -n 8 > "$W/w2.grid"
+	for f in w1 w2; do
+		run "$T" blockref "$W/$f.grid"
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+		read -r _ differ _ _ _ rows <<< "$output"
+		[ "$differ" -eq 0 ]
+		[ "$rows" -gt 0 ]
+	done
+}
+
 @test "a strip compressed by 10% buckles; the energy never rises between checks" {
 	compressed_strip
 	pleat-solve -q --stats "$W/st.json" "$W/cs.grid" > "$W/out.grid"

@@ -32,6 +32,11 @@
  *   test_solve seamfd FILE   the seam energy's gradient against central
  *        differences at the x of the first grid of FILE, in every
  *        coordinate of 40 touched vertices: "worst R" (relative error)
+ *   test_solve blockref FILE   one outer iteration of the block method
+ *        (solve/block.c, default parameters) from the x of the first grid
+ *        of FILE, against a plain per-vertex reference written here:
+ *        "differ D of N vector-rows R" (D coordinates not bit-identical,
+ *        R interior rows that block.c runs as vector loops)
  */
 #include <math.h>
 #include <stdio.h>
@@ -394,8 +399,120 @@ static int seamfd(const char *path)
 	return 0;
 }
 
+/* The block method as first written, one vertex at a time: the
+ * reference for block.c's vector rows.  Block (bx, by) of x into out. */
+static void block_reference(const struct problem *p, const float *x,
+			    int bx, int by, int inner, float inner_rho,
+			    float *out)
+{
+	float tile[BLOCK_T * BLOCK_T * 3], old[BLOCK_W * BLOCK_W * 3];
+	float step[BLOCK_W * BLOCK_W * 3];
+	for (int b = 0; b < BLOCK_T; b++)
+		for (int a = 0; a < BLOCK_T; a++) {
+			int i = bx * BLOCK_W - BLOCK_HALO + a;
+			int j = by * BLOCK_W - BLOCK_HALO + b;
+			int in = i >= 0 && i < p->w && j >= 0 && j < p->h;
+			for (int k = 0; k < 3; k++)
+				tile[3 * (b * BLOCK_T + a) + k] = in ?
+					x[3 * ((size_t)j * p->w + i) + k] : 0;
+		}
+	float omega = 1.0f;
+	for (int l = 0; l < inner; l++) {
+		omega = cheb_omega(l, 1, inner_rho, omega);
+		for (int pass = 0; pass < 2; pass++)
+			for (int q = 0; q < BLOCK_W * BLOCK_W; q++) {
+				int a = q % BLOCK_W, b = q / BLOCK_W;
+				int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
+				size_t v = (size_t)j * p->w + i;
+				if (i >= p->w || j >= p->h || !p->mov[v])
+					continue;
+				float *xv = tile + 3 * ((b + BLOCK_HALO) *
+					BLOCK_T + a + BLOCK_HALO);
+				if (pass == 0) {
+					vec3 g;
+					float d;
+					solve_vertex_grad(xv, BLOCK_T,
+						p->rest + 3 * v, p->nbr[v],
+						(i + j) & 1, &p->c, &g, &d);
+					extra_vertex(p, v, xv, x, &g, &d);
+					v3_store(step + 3 * q, solve_vertex_step(
+						g, d, p->c.step));
+					continue;
+				}
+				for (int k = 0; k < 3; k++) {
+					float now = xv[k];
+					xv[k] = cheb_mix(now + step[3 * q + k],
+							 old[3 * q + k], omega);
+					old[3 * q + k] = now;
+				}
+				project_vertex(p, v, xv);
+			}
+	}
+	for (int q = 0; q < BLOCK_W * BLOCK_W; q++) {
+		int a = q % BLOCK_W, b = q / BLOCK_W;
+		int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
+		if (i < p->w && j < p->h)
+			memcpy(out + 3 * ((size_t)j * p->w + i), tile + 3 *
+			       ((b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO),
+			       3 * sizeof(float));
+	}
+}
+
+static int blockref(const char *path)
+{
+	struct grid g;
+	struct problem p;
+	struct error e;
+	struct solve_params sp = {
+		.method = METHOD_BLOCK, .terms = TERM_FEM | TERM_BEND,
+		.mat = *material_find("cotton"), .shape = 100,
+		.iterations = 1, .step = 0.4, .step_floor = 1e-4,
+		.check_every = 8, .inner = 4, .rho = 0.992, .inner_rho = 0.75,
+		.seam = 1, .pcg_restart = 14, .cheb_delay = 32,
+	};
+	load(path, &g);
+	if (problem_init(&p, &g, &sp, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 1;
+	}
+	memcpy(p.x, channel(&g, "x", GRID_F32, 3), p.n * 3 * sizeof(float));
+	seams_update(&p.seams, p.x);
+	float *fast = xmalloc_array(p.n, 3 * sizeof(float));
+	float *ref = xmalloc_array(p.n, 3 * sizeof(float));
+	block_step(&p, p.x, fast, sp.inner, (float)sp.inner_rho);
+	long rows = 0;
+	for (int by = 0; by * BLOCK_W < p.h; by++)
+		for (int bx = 0; bx * BLOCK_W < p.w; bx++) {
+			block_reference(&p, p.x, bx, by, sp.inner,
+					(float)sp.inner_rho, ref);
+			for (int b = 0; b < BLOCK_W; b++) {
+				int complete = 1;
+				for (int a = 0; a < BLOCK_W; a++) {
+					int i = bx * BLOCK_W + a;
+					int j = by * BLOCK_W + b;
+					size_t v = (size_t)j * p.w + i;
+					complete &= i < p.w && j < p.h &&
+						p.mov[v] && nbr_complete(
+						p.nbr[v], (i + j) & 1);
+				}
+				rows += complete;
+			}
+		}
+	size_t differ = 0;
+	for (size_t k = 0; k < 3 * p.n; k++)
+		differ += memcmp(fast + k, ref + k, sizeof(float)) != 0;
+	printf("differ %zu of %zu vector-rows %ld\n", differ, 3 * p.n, rows);
+	free(fast);
+	free(ref);
+	problem_free(&p);
+	grid_free(&g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "blockref") == 0)
+		return blockref(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
 		return xdiff(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "drift") == 0)
@@ -413,6 +530,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
+		"blockref FILE | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
 	return 2;
 }
