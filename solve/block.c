@@ -18,13 +18,6 @@
 
 #define TILE_N (BLOCK_T * BLOCK_T)
 
-/* Function multi-versioning where the compiler has it (GCC and clang on
- * x86-64): an AVX2 build of the vector loops next to the baseline one. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
 #define INNER_N (BLOCK_W * BLOCK_W)
 
 /* A block's working set, one per thread (the GPU's shared memory). */
@@ -92,84 +85,16 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 	}
 }
 
-/* The grid energies' gradient on the complete rows of a tile (row_q),
- * a row of BLOCK_W vertices as one vector loop: the same per-vertex
- * arithmetic as solve_vertex_grad (and bit for bit the same numbers),
- * with the neighbour tests gone.  Compiled for AVX2 too and picked at
- * run time, so the binary stays portable. */
-/* solve_vertex_grad_regular by value: a vector loop's body must not take
- * the address of its own variables (they would become per-lane arrays
- * in memory); the callee's, inlined later, are free to. */
-struct vertex_grad {
-	vec3 g;
-	float d;
-};
-
-static inline __attribute__((always_inline)) struct vertex_grad
-regular_vertex(const float *x, const float *rest, int parity,
-	       const struct solve_coef *c, int shape_on)
-{
-	struct vertex_grad r;
-	solve_vertex_grad_regular(x, BLOCK_T, rest, parity, c, shape_on,
-				  &r.g, &r.d);
-	return r;
-}
-
-static inline __attribute__((always_inline)) void
-regular_rows(const struct solve_coef *c, const float *tx, const float *rest,
-	     const int *row_q, const size_t *gv, const int *parity, float *gx,
-	     float *gy, float *gz, float *dd, int shape_on)
-{
-	for (int b = 0; b < BLOCK_W; b++) {
-		int q0 = row_q[b];
-		if (q0 < 0)
-			continue;
-		const float *xrow = tx + 3 * ((b + BLOCK_HALO) * BLOCK_T +
-					      BLOCK_HALO);
-		const float *rrow = rest + 3 * gv[q0];
-		int par = parity[q0];
-		#pragma omp simd
-		for (int a = 0; a < BLOCK_W; a++) {
-			struct vertex_grad r = regular_vertex(xrow + 3 * a,
-				rrow + 3 * a, (par + a) & 1, c, shape_on);
-			int q = q0 + a;
-			gx[q] = r.g.x;
-			gy[q] = r.g.y;
-			gz[q] = r.g.z;
-			dd[q] = r.d;
-		}
-	}
-}
-
-/* regular_rows with the terms fixed at compile time for the usual
- * choice (FEM and bending, with or without the shape term), so that no
- * test of them is left inside the vector loop. */
-VECTOR_CLONES
-static void regular_gradients(const struct solve_coef *c, const float *tx,
-			      const float *rest, const int *row_q,
-			      const size_t *gv, const int *parity, float *gx,
-			      float *gy, float *gz, float *dd)
-{
-	struct solve_coef k = *c;
-	int shape = c->shape > 0.0f;
-	if (c->terms == (TERM_FEM | TERM_BEND) && shape) {
-		k.terms = TERM_FEM | TERM_BEND;
-		regular_rows(&k, tx, rest, row_q, gv, parity, gx, gy, gz, dd, 1);
-	} else if (c->terms == (TERM_FEM | TERM_BEND)) {
-		k.terms = TERM_FEM | TERM_BEND;
-		regular_rows(&k, tx, rest, row_q, gv, parity, gx, gy, gz, dd, 0);
-	} else {
-		regular_rows(c, tx, rest, row_q, gv, parity, gx, gy, gz, dd,
-			     shape);
-	}
-}
-
 /* Every interior vertex's gradient of the grid energies into t->g*. */
 static void tile_gradients(const struct problem *p, struct tile *t)
 {
-	if (t->nvector)
-		regular_gradients(&p->c, t->x, p->rest, t->row_q, t->gv,
-				  t->parity, t->gx, t->gy, t->gz, t->d);
+	for (int b = 0; b < BLOCK_W && t->nvector; b++) {
+		int q = t->row_q[b];
+		if (q >= 0)
+			grad_run(&p->c, t->x + 3 * t->at[q], BLOCK_T,
+				 p->rest + 3 * t->gv[q], t->parity[q], BLOCK_W,
+				 t->gx + q, t->gy + q, t->gz + q, t->d + q);
+	}
 	for (int s = 0; s < t->nscalar; s++) {
 		int q = t->scalar_q[s];
 		vec3 g;

@@ -18,29 +18,28 @@
 #include "solve.h"
 #include "util.h"
 
+/* Vertex v's plain step from x into out, its grid energies' gradient g
+ * and preconditioner d already computed (when it moves). */
+static void gd_vertex(const struct problem *p, const float *x, size_t v,
+		      vec3 g, float d, void *arg)
+{
+	float *out = arg;
+	const float *xv = x + 3 * v;
+	vec3 s = v3(0.0f, 0.0f, 0.0f);
+	if (p->mov[v]) {
+		extra_vertex(p, v, xv, x, &g, &d);
+		s = solve_vertex_step(g, d, p->c.step);
+	}
+	out[3 * v] = xv[0] + s.x;
+	out[3 * v + 1] = xv[1] + s.y;
+	out[3 * v + 2] = xv[2] + s.z;
+	if (p->mov[v])
+		project_vertex(p, v, out + 3 * v);
+}
+
 void gd_step(const struct problem *p, const float *x, float *out)
 {
-	#pragma omp parallel for schedule(static)
-	for (int j = 0; j < p->h; j++)
-		for (int i = 0; i < p->w; i++) {
-			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-			const float *xv = x + 3 * v;
-			vec3 s = v3(0.0f, 0.0f, 0.0f);
-			if (p->mov[v]) {
-				vec3 g;
-				float d;
-				solve_vertex_grad(xv, p->w, p->rest + 3 * v,
-						  p->nbr[v], (i + j) & 1, &p->c,
-						  &g, &d);
-				extra_vertex(p, v, xv, x, &g, &d);
-				s = solve_vertex_step(g, d, p->c.step);
-			}
-			out[3 * v] = xv[0] + s.x;
-			out[3 * v + 1] = xv[1] + s.y;
-			out[3 * v + 2] = xv[2] + s.z;
-			if (p->mov[v])
-				project_vertex(p, v, out + 3 * v);
-		}
+	problem_rows(p, x, gd_vertex, out);
 }
 
 /* out = omega (out - prev) + prev on the moving vertices. */

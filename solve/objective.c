@@ -171,13 +171,53 @@ static double extra_vertex_energy(const struct problem *p, const float *x,
 	return en;
 }
 
+/* Vertex (i, j) can take grad_run: it moves, it is complete, and the
+ * far bending neighbours of both parities are on the grid. */
+static int vertex_runs(const struct problem *p, int i, int j)
+{
+	size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+	return i >= 2 && i < p->w - 2 && j >= 2 && j < p->h - 2 && p->mov[v] &&
+	       nbr_complete(p->nbr[v], (i + j) & 1);
+}
+
+/* runs of vertex_runs vertices as vector loops, the others one by one */
+void row_gradients(const struct problem *p, const float *x, int j,
+			  float *gx, float *gy, float *gz, float *d)
+{
+	for (int i = 0; i < p->w; ) {
+		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+		int n = 0;
+		while (i + n < p->w && vertex_runs(p, i + n, j))
+			n++;
+		if (n) {
+			grad_run(&p->c, x + 3 * v, p->w, p->rest + 3 * v,
+				 (i + j) & 1, n, gx + i, gy + i, gz + i, d + i);
+			i += n;
+			continue;
+		}
+		if (p->mov[v]) {
+			vec3 g;
+			solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v,
+					  p->nbr[v], (i + j) & 1, &p->c, &g,
+					  d + i);
+			gx[i] = g.x;
+			gy[i] = g.y;
+			gz[i] = g.z;
+		}
+		i++;
+	}
+}
+
 /* Row j's share of the check: energy (double), squared gradient norm and
- * noise (see struct check). */
+ * noise (see struct check).  buf: 5 rows of doubles, then 4 of floats. */
 static void check_row(const struct problem *p, const float *x, int j,
 		      double *buf, double out[3])
 {
 	double en = 0, g2 = 0, noise = 0;
+	float *gx = (float *)(buf + 5 * 3 * (size_t)p->w), *gy = gx + p->w;
+	float *gz = gy + p->w, *gd = gz + p->w;
 	rows_to_double(p, x, j, buf);
+	row_gradients(p, x, j, gx, gy, gz, gd);
 	for (int i = 0; i < p->w; i++) {
 		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
 		int parity = (i + j) & 1;
@@ -189,10 +229,8 @@ static void check_row(const struct problem *p, const float *x, int j,
 		if (!p->mov[v])
 			continue;
 		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
-		vec3 g;
-		float d;
-		solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v, p->nbr[v],
-				  parity, &p->c, &g, &d);
+		vec3 g = v3(gx[i], gy[i], gz[i]);
+		float d = gd[i];
 		extra_vertex(p, v, x + 3 * v, x, &g, &d);
 		g2 += (double)v3_norm2(g);
 		/* one ulp of each coordinate: first order through the
@@ -213,7 +251,8 @@ void problem_check(const struct problem *p, const float *x, struct check *k)
 	double *rows = xmalloc_array((size_t)p->h, 3 * sizeof(double));
 	#pragma omp parallel
 	{
-		double *buf = xmalloc_array(5 * 3 * (size_t)p->w, sizeof(double));
+		double *buf = xmalloc_array(5 * 3 * (size_t)p->w +
+					    2 * (size_t)p->w, sizeof(double));
 		#pragma omp for schedule(static)
 		for (int j = 0; j < p->h; j++)
 			check_row(p, x, j, buf, rows + 3 * (size_t)j);
@@ -232,22 +271,41 @@ void problem_check(const struct problem *p, const float *x, struct check *k)
 	k->noise = noise;
 }
 
+void problem_rows(const struct problem *p, const float *x,
+		  vertex_visit visit, void *arg)
+{
+	#pragma omp parallel
+	{
+		float *gx = xmalloc_array(4 * (size_t)p->w, sizeof(float));
+		float *gy = gx + p->w, *gz = gy + p->w, *gd = gz + p->w;
+		#pragma omp for schedule(static)
+		for (int j = 0; j < p->h; j++) {
+			row_gradients(p, x, j, gx, gy, gz, gd);
+			for (int i = 0; i < p->w; i++) {
+				size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+				if (p->mov[v])
+					visit(p, x, v, v3(gx[i], gy[i], gz[i]),
+					      gd[i], arg);
+				else
+					visit(p, x, v, v3(0.0f, 0.0f, 0.0f), 0,
+					      arg);
+			}
+		}
+		free(gx);
+	}
+}
+
+static void gradient_vertex(const struct problem *p, const float *x,
+			    size_t v, vec3 g, float d, void *grad)
+{
+	if (p->mov[v])
+		extra_vertex(p, v, x + 3 * v, x, &g, &d);
+	v3_store((float *)grad + 3 * v, g);
+}
+
 void problem_gradient(const struct problem *p, const float *x, float *grad)
 {
-	#pragma omp parallel for schedule(static)
-	for (int j = 0; j < p->h; j++)
-		for (int i = 0; i < p->w; i++) {
-			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-			vec3 g = v3(0.0f, 0.0f, 0.0f);
-			float d;
-			if (p->mov[v]) {
-				solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v,
-						  p->nbr[v], (i + j) & 1, &p->c,
-						  &g, &d);
-				extra_vertex(p, v, x + 3 * v, x, &g, &d);
-			}
-			v3_store(grad + 3 * v, g);
-		}
+	problem_rows(p, x, gradient_vertex, grad);
 }
 
 double problem_dot(const struct problem *p, const float *a, const float *b)

@@ -136,6 +136,17 @@ static inline void project_vertex(const struct problem *p, size_t v, float *xv)
 		v3_store(xv, collide_project_halfplane(v3_load(xv), p->plane + 4 * v));
 }
 
+/* solve_vertex_grad on the moving vertices of row j of x into gx, gy,
+ * gz, d (indexed by the column), as vector loops where it can. */
+void row_gradients(const struct problem *p, const float *x, int j,
+		   float *gx, float *gy, float *gz, float *d);
+/* Calls visit for every vertex of the grid, rows in parallel, with the
+ * grid energies' gradient and preconditioner at x (row_gradients; 0 for
+ * the vertices that do not move). */
+typedef void (*vertex_visit)(const struct problem *p, const float *x,
+			     size_t v, vec3 g, float d, void *arg);
+void problem_rows(const struct problem *p, const float *x,
+		  vertex_visit visit, void *arg);
 /* grad F at x on the moving vertices, 0 elsewhere; the seams must have
  * been updated at x (seams_update). */
 void problem_gradient(const struct problem *p, const float *x, float *grad);
@@ -172,6 +183,15 @@ static inline void extra_vertex(const struct problem *p, size_t v,
 	seam_vertex(&p->seams, v, xv, x0 + 3 * v, g, d);
 	self_vertex(p, v, xv, x0, g, d);
 }
+
+/* rows.c: solve_vertex_grad for n consecutive vertices of a row, every
+ * one of them complete (nbr_complete) and able to read the far bending
+ * neighbours of both parities: x and rest at the first, parity0 its
+ * parity; gradients and preconditioners into gx, gy, gz, d[0 .. n-1].
+ * The same numbers as solve_vertex_grad, as one vector loop. */
+void grad_run(const struct solve_coef *c, const float *x, int pitch,
+	      const float *rest, int parity0, int n, float *gx, float *gy,
+	      float *gz, float *d);
 
 /* block.c: one outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,
