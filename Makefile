@@ -58,7 +58,7 @@ CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 \
 NVCCFLAGS ?= -O2 -std=c++17 $(CUDA_ARCH) -Icommon \
              -Xcompiler -Wall,-Wextra --Werror all-warnings
 
-PROGRAMS = resample grid solve initialize simplify normalmap collide
+PROGRAMS = resample grid solve initialize simplify normalmap collide gather
 LIB_SRC  = $(wildcard common/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libpleat.a

@@ -74,25 +74,53 @@ PL_HD EN_V EN_SFX(en_diff)(const EN_REAL *x, int pitch, int di, int dj)
 
 /* ---- springs ------------------------------------------------------- */
 
+/* The gathering tensor field (Wang 2021, Eq. 13): S points at the
+ * vertex's tensor (sxx, sxy, syy), the symmetric 2x2 matrix that scales
+ * rest edges in the pattern's (u, v) axes, neighbour (di, dj) at
+ * S + 3 * (di + dj * spitch); NULL: no gathering, the flat lattice.
+ * gather_sum adds the tensor of neighbour (di, dj) to t. */
+PL_HD void EN_SFX(gather_sum)(const float *S, int spitch, int di, int dj,
+			      EN_REAL t[3])
+{
+	const float *s = S + 3 * ((ptrdiff_t)di + (ptrdiff_t)dj * spitch);
+	t[0] += EN_R(s[0]);
+	t[1] += EN_R(s[1]);
+	t[2] += EN_R(s[2]);
+}
+
 /* Ring edge r's spring: stiffness (k/2 per existing triangle on it) and
- * rest length; 0 stiffness when no triangle holds it. */
+ * rest length; 0 stiffness when no triangle holds it.  With a tensor
+ * field the rest edge is (S_v + S_r)/2 (r h), Eq. 13; identity tensors
+ * give the flat lattice's lengths to the last bit (|(1,0)| and |(1,-1)|
+ * are 1 and the correctly rounded sqrt 2 either way). */
 PL_HD EN_REAL EN_SFX(spring_k)(uint32_t nbr, int r,
 			       const struct EN_SFX(energy_coef) *c,
-			       EN_REAL *rest)
+			       const float *S, int spitch, EN_REAL *rest)
 {
 	int diag = ring_is_diag(r);
-	*rest = diag ? c->h * EN_R(1.4142135623730951) : c->h;
+	if (S) {
+		EN_REAL t[3] = {0, 0, 0};
+		EN_SFX(gather_sum)(S, spitch, 0, 0, t);
+		EN_SFX(gather_sum)(S, spitch, ring_di(r), ring_dj(r), t);
+		EN_REAL ex = EN_R(ring_di(r)), ey = EN_R(ring_dj(r));
+		EN_REAL ux = (t[0] * ex + t[1] * ey) / 2;
+		EN_REAL uy = (t[1] * ex + t[2] * ey) / 2;
+		*rest = EN_SQRT(ux * ux + uy * uy) * c->h;
+	} else {
+		*rest = diag ? c->h * EN_R(1.4142135623730951) : c->h;
+	}
 	return EN_R(0.5) * EN_R(ring_edge_triangles(nbr, r)) *
 	       (diag ? c->spring_diag : c->spring_axis);
 }
 
 PL_HD void EN_SFX(spring_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 			       const struct EN_SFX(energy_coef) *c,
+			       const float *S, int spitch,
 			       EN_V *grad, EN_REAL *diag)
 {
 	PL_UNROLL
 	for (int r = 0; r < 6; r++) {
-		EN_REAL rest, k = EN_SFX(spring_k)(nbr, r, c, &rest);
+		EN_REAL rest, k = EN_SFX(spring_k)(nbr, r, c, S, spitch, &rest);
 		if (k == 0)
 			continue;
 		EN_V e = EN_SFX(en_diff)(x, pitch, ring_di(r), ring_dj(r));
@@ -107,11 +135,12 @@ PL_HD void EN_SFX(spring_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 
 PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
 				    uint32_t nbr,
-				    const struct EN_SFX(energy_coef) *c)
+				    const struct EN_SFX(energy_coef) *c,
+				    const float *S, int spitch)
 {
 	EN_REAL sum = 0;
 	for (int r = 0; r < 6; r++) {
-		EN_REAL rest, k = EN_SFX(spring_k)(nbr, r, c, &rest);
+		EN_REAL rest, k = EN_SFX(spring_k)(nbr, r, c, S, spitch, &rest);
 		if (k == 0)
 			continue;
 		EN_V e = EN_SFX(en_diff)(x, pitch, ring_di(r), ring_dj(r));
@@ -123,10 +152,11 @@ PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
 
 /* ---- co-rotational FEM --------------------------------------------- */
 
-/* Triangle (v, a, b), a and b at rest offsets (ax, ay), (bx, by) cells
- * from v, counter-clockwise (det 1); da = x_a - x_v, db = x_b - x_v.
- * Returns the triangle's energy A W(F); when gv is not NULL stores the
- * gradient on v.
+/* Triangle (v, a, b) with rest matrix Dm = [a b] h (a and b the rest
+ * edges from v), given by m = h Dm^-1 row by row ([[m0, m1], [m2, m3]]),
+ * and its rest area's constants muA = mu A, laA = lambda A;
+ * da = x_a - x_v, db = x_b - x_v.  Returns the triangle's energy A W(F);
+ * when gv is not NULL stores the gradient on v.
  *
  * W = mu |S - I|² + lambda/2 tr(S - I)², F = R S, written so float keeps
  * small strains: with C = F^T F, d = sqrt(det C) = s1 s2 and
@@ -137,22 +167,20 @@ PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
  * 1 + d - t = (s1 - 1)(s2 - 1) is second order.  The stress is
  *   P = 2 mu (F - R) + lambda tr(S - I) R = F S^-1 M,
  *   M = 2 mu (S - I) + lambda tr(S - I) I,  S^-1 = (t I - S) / d. */
-PL_HD EN_REAL EN_SFX(fem_triangle)(EN_V da, EN_V db, int ax, int ay,
-				   int bx, int by,
-				   const struct EN_SFX(energy_coef) *c,
-				   EN_V *gv)
+PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
+					EN_REAL muA, EN_REAL laA,
+					EN_REAL inv_h, EN_V *gv)
 {
-	/* F = [da db] Dm^-1 / h, Dm^-1 = [[by, -bx], [-ay, ax]] */
+	/* F = [da db] Dm^-1 */
 	EN_V f0 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  EN_R(by) * c->inv_h, da), -EN_R(ay) * c->inv_h, db);
+				  m[0] * inv_h, da), m[2] * inv_h, db);
 	EN_V f1 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  EN_R(ax) * c->inv_h, db), -EN_R(bx) * c->inv_h, da);
+				  m[3] * inv_h, db), m[1] * inv_h, da);
 	EN_REAL c00 = EN_SFX(en_dot)(f0, f0), c11 = EN_SFX(en_dot)(f1, f1);
 	EN_REAL c01 = EN_SFX(en_dot)(f0, f1);
 	EN_REAL det = c00 * c11 - c01 * c01;
 	EN_REAL d = EN_SQRT(EN_FABS(det));
 	EN_REAL t = EN_SQRT(c00 + c11 + 2 * d);
-	EN_REAL muA = c->fem_mu_area, laA = c->fem_lambda_area;
 	/* collapsed to a point: S = 0, R undefined; energy 2 mu A +
 	 * 2 lambda A, no gradient.  Chosen by selects, not a branch, so
 	 * that a row of vertices stays one vector loop. */
@@ -178,8 +206,8 @@ PL_HD EN_REAL EN_SFX(fem_triangle)(EN_V da, EN_V db, int ax, int ay,
 	/* N = S^-1 M, P = [f0 f1] N */
 	EN_REAL n00 = i00 * m00 + i01 * m01, n01 = i00 * m01 + i01 * m11;
 	EN_REAL n10 = i01 * m00 + i11 * m01, n11 = i01 * m01 + i11 * m11;
-	/* gradient on v: -P Dm^-T (1, 1) / h, Dm^-T (1, 1) = (by - ay, ax - bx) */
-	EN_REAL cx = EN_R(by - ay) * c->inv_h, cy = EN_R(ax - bx) * c->inv_h;
+	/* gradient on v: -P Dm^-T (1, 1) */
+	EN_REAL cx = (m[0] + m[2]) * inv_h, cy = (m[3] + m[1]) * inv_h;
 	EN_REAL w0 = n00 * cx + n01 * cy, w1 = n10 * cx + n11 * cy;
 	w0 = point ? 0 : w0;
 	w1 = point ? 0 : w1;
@@ -188,19 +216,63 @@ PL_HD EN_REAL EN_SFX(fem_triangle)(EN_V da, EN_V db, int ax, int ay,
 	return energy;
 }
 
-/* Ring triangle r's energy (and gradient on v when gv is not NULL). */
-PL_HD EN_REAL EN_SFX(fem_ring)(const EN_REAL *x, int pitch, int r,
-			       const struct EN_SFX(energy_coef) *c, EN_V *gv)
+/* Ring triangle r's rest shape: h Dm^-1 into m and the factor of its rest
+ * area over the flat lattice's h²/2.  Flat: Dm = [a b] h, det [a b] = 1,
+ * so h Dm^-1 = [[by, -bx], [-ay, ax]].  Gathered: the triangle's tensor
+ * S_T = (S_v + S_a + S_b) / 3 scales both edges, Dm = S_T [a b] h, so
+ * the three vertices that share the triangle see the same rest shape
+ * (the per-edge means of Eq. 13 would not close a triangle).  With
+ * identity tensors every quantity below is an exact small integer and
+ * the result is the flat one to the last bit. */
+PL_HD EN_REAL EN_SFX(fem_rest)(int r, const float *S, int spitch,
+			       EN_REAL m[4])
 {
 	int s = r == 5 ? 0 : r + 1;
 	int ax = ring_di(r), ay = ring_dj(r), bx = ring_di(s), by = ring_dj(s);
-	EN_V da = EN_SFX(en_diff)(x, pitch, ax, ay);
-	EN_V db = EN_SFX(en_diff)(x, pitch, bx, by);
-	return EN_SFX(fem_triangle)(da, db, ax, ay, bx, by, c, gv);
+	if (!S) {
+		m[0] = EN_R(by);
+		m[1] = -EN_R(bx);
+		m[2] = -EN_R(ay);
+		m[3] = EN_R(ax);
+		return 1;
+	}
+	EN_REAL t[3] = {0, 0, 0};
+	EN_SFX(gather_sum)(S, spitch, 0, 0, t);
+	EN_SFX(gather_sum)(S, spitch, ax, ay, t);
+	EN_SFX(gather_sum)(S, spitch, bx, by, t);
+	EN_REAL sxx = t[0] / 3, sxy = t[1] / 3, syy = t[2] / 3;
+	EN_REAL d00 = sxx * EN_R(ax) + sxy * EN_R(ay);
+	EN_REAL d01 = sxx * EN_R(bx) + sxy * EN_R(by);
+	EN_REAL d10 = sxy * EN_R(ax) + syy * EN_R(ay);
+	EN_REAL d11 = sxy * EN_R(bx) + syy * EN_R(by);
+	EN_REAL det = d00 * d11 - d01 * d10;  /* det S_T: det [a b] = 1 */
+	EN_REAL inv = 1 / det;
+	m[0] = d11 * inv;
+	m[1] = -d01 * inv;
+	m[2] = -d10 * inv;
+	m[3] = d00 * inv;
+	return det;
+}
+
+/* Ring triangle r's energy (and gradient on v when gv is not NULL); its
+ * rest shape (fem_rest) into m and *area. */
+PL_HD EN_REAL EN_SFX(fem_ring)(const EN_REAL *x, int pitch, int r,
+			       const struct EN_SFX(energy_coef) *c,
+			       const float *S, int spitch, EN_REAL m[4],
+			       EN_REAL *area, EN_V *gv)
+{
+	int s = r == 5 ? 0 : r + 1;
+	*area = EN_SFX(fem_rest)(r, S, spitch, m);
+	EN_V da = EN_SFX(en_diff)(x, pitch, ring_di(r), ring_dj(r));
+	EN_V db = EN_SFX(en_diff)(x, pitch, ring_di(s), ring_dj(s));
+	return EN_SFX(fem_triangle_rest)(da, db, m, c->fem_mu_area * *area,
+					 c->fem_lambda_area * *area, c->inv_h,
+					 gv);
 }
 
 PL_HD void EN_SFX(fem_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 			    const struct EN_SFX(energy_coef) *c,
+			    const float *S, int spitch,
 			    EN_V *grad, EN_REAL *diag)
 {
 	PL_UNROLL
@@ -208,24 +280,30 @@ PL_HD void EN_SFX(fem_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 		if (!ring_triangle(nbr, r))
 			continue;
 		EN_V gv;
-		EN_SFX(fem_ring)(x, pitch, r, c, &gv);
+		EN_REAL m[4], area;
+		EN_SFX(fem_ring)(x, pitch, r, c, S, spitch, m, &area, &gv);
 		*grad = EN_SFX(en_axpy)(*grad, 1, gv);
 		/* A (2 mu + lambda) |grad phi_v|², the largest eigenvalue of
-		 * the linearised block; |grad phi_v|² = |a - b|² / h² */
-		int s = r == 5 ? 0 : r + 1;
-		int gx = ring_di(r) - ring_di(s), gy = ring_dj(r) - ring_dj(s);
-		*diag += (2 * c->fem_mu_area + c->fem_lambda_area) *
-			 EN_R(gx * gx + gy * gy) * c->inv_h * c->inv_h;
+		 * the linearised block; grad phi_v = -Dm^-T (1, 1), on the
+		 * flat lattice |a - b| / h */
+		EN_REAL gx = m[0] + m[2], gy = m[3] + m[1];
+		*diag += (2 * (c->fem_mu_area * area) +
+			  c->fem_lambda_area * area) *
+			 (gx * gx + gy * gy) * c->inv_h * c->inv_h;
 	}
 }
 
 PL_HD EN_REAL EN_SFX(fem_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
-				 const struct EN_SFX(energy_coef) *c)
+				 const struct EN_SFX(energy_coef) *c,
+				 const float *S, int spitch)
 {
 	EN_REAL sum = 0;
-	for (int r = 0; r < 6; r++)
+	for (int r = 0; r < 6; r++) {
+		EN_REAL m[4], area;
 		if (ring_triangle(nbr, r))
-			sum += EN_SFX(fem_ring)(x, pitch, r, c, (EN_V *)0);
+			sum += EN_SFX(fem_ring)(x, pitch, r, c, S, spitch, m,
+						&area, (EN_V *)0);
+	}
 	return sum / 3;  /* a triangle has three vertices */
 }
 
@@ -345,21 +423,50 @@ PL_HD EN_REAL EN_SFX(bend_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 
 /* ---- all terms ----------------------------------------------------- */
 
-PL_HD void EN_SFX(energy_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
-			       int parity, const struct EN_SFX(energy_coef) *c,
-			       unsigned terms, EN_V *grad, EN_REAL *diag)
+/* The elastic terms with the gathering tensor field S (see gather_sum;
+ * NULL: none); bending keeps the flat lattice's stencils either way. */
+PL_HD void EN_SFX(energy_grad_gather)(const EN_REAL *x, int pitch,
+				      uint32_t nbr, int parity,
+				      const struct EN_SFX(energy_coef) *c,
+				      unsigned terms, const float *S,
+				      int spitch, EN_V *grad, EN_REAL *diag)
 {
 	if (terms & TERM_SPRING)
-		EN_SFX(spring_grad)(x, pitch, nbr, c, grad, diag);
+		EN_SFX(spring_grad)(x, pitch, nbr, c, S, spitch, grad, diag);
 	if (terms & TERM_FEM)
-		EN_SFX(fem_grad)(x, pitch, nbr, c, grad, diag);
+		EN_SFX(fem_grad)(x, pitch, nbr, c, S, spitch, grad, diag);
 	if (terms & TERM_BEND)
 		EN_SFX(bend_grad)(x, pitch, nbr, parity, c, grad, diag);
 }
 
+PL_HD EN_REAL EN_SFX(energy_vertex_gather)(const EN_REAL *x, int pitch,
+					   uint32_t nbr, int parity,
+					   const struct EN_SFX(energy_coef) *c,
+					   unsigned terms, const float *S,
+					   int spitch)
+{
+	EN_REAL e = 0;
+	if (terms & TERM_SPRING)
+		e += EN_SFX(spring_energy)(x, pitch, nbr, c, S, spitch);
+	if (terms & TERM_FEM)
+		e += EN_SFX(fem_energy)(x, pitch, nbr, c, S, spitch);
+	if (terms & TERM_BEND)
+		e += EN_SFX(bend_energy)(x, pitch, nbr, parity, c);
+	return e;
+}
+
+PL_HD void EN_SFX(energy_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
+			       int parity, const struct EN_SFX(energy_coef) *c,
+			       unsigned terms, EN_V *grad, EN_REAL *diag)
+{
+	EN_SFX(energy_grad_gather)(x, pitch, nbr, parity, c, terms,
+				   (const float *)0, 0, grad, diag);
+}
+
 /* energy_grad for a vertex whose neighbour word is complete (all six
  * ring neighbours and every bending neighbour of its parity) and whose
- * bending neighbours of the other parity can be read too.  The same
+ * bending neighbours of the other parity can be read too, without a
+ * gathering field.  The same
  * arithmetic in the same order as energy_grad, with the neighbour tests
  * decided at compile time, so that a row of such vertices vectorises. */
 PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
@@ -370,9 +477,11 @@ PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
 {
 	uint32_t nbr = NB_ELASTIC_ALL | NB_BEND_EVEN;
 	if (terms & TERM_SPRING)
-		EN_SFX(spring_grad)(x, pitch, nbr, c, grad, diag);
+		EN_SFX(spring_grad)(x, pitch, nbr, c, (const float *)0, 0,
+				    grad, diag);
 	if (terms & TERM_FEM)
-		EN_SFX(fem_grad)(x, pitch, nbr, c, grad, diag);
+		EN_SFX(fem_grad)(x, pitch, nbr, c, (const float *)0, 0, grad,
+				 diag);
 	if (terms & TERM_BEND)
 		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag, 1);
 }
@@ -382,14 +491,8 @@ PL_HD EN_REAL EN_SFX(energy_vertex)(const EN_REAL *x, int pitch,
 				    const struct EN_SFX(energy_coef) *c,
 				    unsigned terms)
 {
-	EN_REAL e = 0;
-	if (terms & TERM_SPRING)
-		e += EN_SFX(spring_energy)(x, pitch, nbr, c);
-	if (terms & TERM_FEM)
-		e += EN_SFX(fem_energy)(x, pitch, nbr, c);
-	if (terms & TERM_BEND)
-		e += EN_SFX(bend_energy)(x, pitch, nbr, parity, c);
-	return e;
+	return EN_SFX(energy_vertex_gather)(x, pitch, nbr, parity, c, terms,
+					    (const float *)0, 0);
 }
 
 #undef EN_R

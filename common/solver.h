@@ -36,18 +36,25 @@ struct solve_coef {
 	unsigned terms;      /* TERM_SPRING or TERM_FEM, | TERM_BEND */
 	float shape;         /* k_shape * m, N/m; 0: no shape term */
 	float step;          /* fraction of the preconditioned step */
+	int gather_pitch;    /* row pitch of the gathering tensors (the
+				grid's width), see solve_vertex_grad */
 };
 
 /* Gradient g of F at one vertex and its positive preconditioner d:
  * x and rest point at the vertex's first component (x with row pitch
- * `pitch`; rest is read at the vertex only). */
+ * `pitch`; rest is read at the vertex only); S at the vertex's gathering
+ * tensor (the gather channel, row pitch c->gather_pitch), NULL without
+ * gathering. */
 PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
-			     uint32_t nbr, int parity,
+			     const float *S, uint32_t nbr, int parity,
 			     const struct solve_coef *c, vec3 *g, float *d)
 {
 	*g = v3(0.0f, 0.0f, 0.0f);
 	*d = 0.0f;
-	if (nbr)
+	if (nbr && S)
+		energy_grad_gather_f(x, pitch, nbr, parity, &c->e, c->terms,
+				     S, c->gather_pitch, g, d);
+	else if (nbr)
 		energy_grad_f(x, pitch, nbr, parity, &c->e, c->terms, g, d);
 	if (c->shape > 0.0f) {
 		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);

@@ -75,7 +75,8 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 			t->at[q] = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
 			t->gv[q] = v;
 			t->parity[q] = (i + j) & 1;
-			complete &= nbr_complete(p->nbr[v], t->parity[q]);
+			complete &= !p->gather &&
+				    nbr_complete(p->nbr[v], t->parity[q]);
 		}
 		t->row_q[b] = complete ? q0 : -1;
 		t->nvector += complete;
@@ -100,7 +101,8 @@ static void tile_gradients(const struct problem *p, struct tile *t)
 		vec3 g;
 		size_t v = t->gv[q];
 		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
-				  p->nbr[v], t->parity[q], &p->c, &g, &t->d[q]);
+				  gather_at(p, v), p->nbr[v], t->parity[q],
+				  &p->c, &g, &t->d[q]);
 		t->gx[q] = g.x;
 		t->gy[q] = g.y;
 		t->gz[q] = g.z;

@@ -8,6 +8,20 @@
 #include "solve.h"
 #include "util.h"
 
+/* Gathering runs on the CPU only: the CUDA backend does not read the
+ * gather channel.  Checked per grid, since the channel is the grid's. */
+const char *device_for_problem(const char *chosen, const char *want,
+			       const struct problem *p, const char *where)
+{
+	if (!chosen || !p->gather)
+		return chosen;
+	if (strcmp(want, "cuda") == 0)
+		die("%s: --device cuda: the grid has a gather channel, and "
+		    "gathering runs on the CPU only", where);
+	warnx("%s: gathering runs on the CPU only: this grid does", where);
+	return NULL;
+}
+
 #ifdef PLEAT_CUDA
 #include "cuda_device.h"
 #include "gpu.h"

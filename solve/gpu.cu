@@ -92,8 +92,8 @@ struct step_args {
 __device__ void vertex_grad(const struct step_args &a, const float *xv,
 			    int pitch, size_t v, int parity, vec3 *g, float *d)
 {
-	solve_vertex_grad(xv, pitch, a.rest + 3 * v, a.nbr[v], parity, &a.c,
-			  g, d);
+	solve_vertex_grad(xv, pitch, a.rest + 3 * v, (const float *)0, a.nbr[v],
+			  parity, &a.c, g, d);
 	if (a.at)
 		seam_term(a.at, a.sgrad, a.sdiag, v, xv, a.x + 3 * v, g, d);
 }

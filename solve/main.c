@@ -250,8 +250,9 @@ static const char *method_name(enum solve_method m)
 	       m == METHOD_PCG ? "pcg" : "block";
 }
 
-static void report(const struct options *o, const struct listener *l,
-		   const struct problem *p, const struct solve_result *r)
+static void report(const struct options *o, const char *gpu,
+		   const struct listener *l, const struct problem *p,
+		   const struct solve_result *r)
 {
 	if (o->quiet)
 		return;
@@ -261,8 +262,8 @@ static void report(const struct options *o, const struct listener *l,
 		"%.3f ms/iteration ", progname, l->name, l->grid,
 		p->w, p->h, p->ninside, p->nfree, method_name(o->sp.method),
 		r->iterations, r->k.energy, r->k.residual, ms);
-	if (o->gpu)
-		fprintf(stderr, "on %s", o->gpu);
+	if (gpu)
+		fprintf(stderr, "on %s", gpu);
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
 	if (r->halvings)
@@ -326,9 +327,12 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (o->sp.self)
 		attach_self(o, l, &p, g);
 	struct solve_device dev = {0};
-	if (device_open(o->gpu, &p, &dev, &e))
+	char where[512];
+	snprintf(where, sizeof where, "%s: grid %d", l->name, l->grid);
+	const char *gpu = device_for_problem(o->gpu, o->device, &p, where);
+	if (device_open(gpu, &p, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
-	int bad = solve_run(&p, &o->sp, o->gpu ? &dev : NULL, on_check, l, &r,
+	int bad = solve_run(&p, &o->sp, gpu ? &dev : NULL, on_check, l, &r,
 			    &e);
 	device_close(&dev);
 	if (bad)
@@ -337,7 +341,7 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (!x)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	memcpy(x->data, p.x, p.n * 3 * sizeof(float));
-	report(o, l, &p, &r);
+	report(o, gpu, l, &p, &r);
 	problem_free(&p);
 }
 

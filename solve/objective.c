@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gather.h"
 #include "solve.h"
 #include "util.h"
 
@@ -106,6 +107,8 @@ int problem_init(struct problem *p, struct grid *g,
 	movable(p, grid_find(g, "mask")->data);
 	if (p->ninside == 0)
 		return error_set(e, "the mask has no cloth (inside) vertex");
+	if (gather_channel(g, &p->gather, e))
+		return -1;
 
 	level_constants_init(&lc, &sp->mat, g->cell);
 	energy_coef_init_f(&p->c.e, &lc, BEND_HINGES);
@@ -114,6 +117,7 @@ int problem_init(struct problem *p, struct grid *g,
 	p->shape = sp->shape * lc.mass;
 	p->c.shape = (float)p->shape;
 	p->c.step = (float)sp->step;
+	p->c.gather_pitch = p->w;
 
 	size_t bytes = p->n * 3 * sizeof(float);
 	if (!(p->x = buffer(p->n, e)) || !(p->prev = buffer(p->n, e)) ||
@@ -176,8 +180,8 @@ static double extra_vertex_energy(const struct problem *p, const float *x,
 static int vertex_runs(const struct problem *p, int i, int j)
 {
 	size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-	return i >= 2 && i < p->w - 2 && j >= 2 && j < p->h - 2 && p->mov[v] &&
-	       nbr_complete(p->nbr[v], (i + j) & 1);
+	return !p->gather && i >= 2 && i < p->w - 2 && j >= 2 &&
+	       j < p->h - 2 && p->mov[v] && nbr_complete(p->nbr[v], (i + j) & 1);
 }
 
 /* runs of vertex_runs vertices as vector loops, the others one by one */
@@ -198,8 +202,8 @@ void row_gradients(const struct problem *p, const float *x, int j,
 		if (p->mov[v]) {
 			vec3 g;
 			solve_vertex_grad(x + 3 * v, p->w, p->rest + 3 * v,
-					  p->nbr[v], (i + j) & 1, &p->c, &g,
-					  d + i);
+					  gather_at(p, v), p->nbr[v], (i + j) & 1,
+					  &p->c, &g, d + i);
 			gx[i] = g.x;
 			gy[i] = g.y;
 			gz[i] = g.z;
@@ -222,9 +226,10 @@ static void check_row(const struct problem *p, const float *x, int j,
 		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
 		int parity = (i + j) & 1;
 		if (p->nbr[v])
-			en += energy_vertex_d(buf + 3 * (2 * (size_t)p->w + i),
-					      p->w, p->nbr[v], parity, &p->cd,
-					      p->c.terms);
+			en += energy_vertex_gather_d(
+				buf + 3 * (2 * (size_t)p->w + i), p->w,
+				p->nbr[v], parity, &p->cd, p->c.terms,
+				gather_at(p, v), p->w);
 		en += extra_vertex_energy(p, x, v);
 		if (!p->mov[v])
 			continue;

@@ -83,7 +83,16 @@ struct problem {
 	struct proximity *prox;
 	float self_radius, self_k;
 	double self_search;
+	/* gathering: the grid's gather channel, 3 floats a vertex (gather.h),
+	   NULL without one */
+	const float *gather;
 };
+
+/* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
+static inline const float *gather_at(const struct problem *p, size_t v)
+{
+	return p->gather ? p->gather + 3 * v : NULL;
+}
 
 /* The objective at one point, as a check sees it. */
 struct check {
@@ -242,6 +251,11 @@ int solve_run(struct problem *p, const struct solve_params *sp,
  * a message when the choice cannot be honoured (cuda without a GPU or
  * without the CUDA backend, pcg or self collision on a GPU). */
 const char *device_choose(const char *want, const struct solve_params *sp);
+/* The device for one grid's problem: chosen, or NULL (the CPU) when the
+ * grid has a gather channel, which is an error (exit 1, where names the
+ * grid) when want is "cuda". */
+const char *device_for_problem(const char *chosen, const char *want,
+			       const struct problem *p, const char *where);
 /* The problem on the chosen GPU (name from device_choose, NULL: the
  * CPU, and *dev untouched); -1 with e set when it does not fit. */
 int device_open(const char *chosen, const struct problem *p,

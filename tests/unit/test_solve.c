@@ -432,7 +432,8 @@ static void block_reference(const struct problem *p, const float *x,
 					vec3 g;
 					float d;
 					solve_vertex_grad(xv, BLOCK_T,
-						p->rest + 3 * v, p->nbr[v],
+						p->rest + 3 * v,
+						gather_at(p, v), p->nbr[v],
 						(i + j) & 1, &p->c, &g, &d);
 					extra_vertex(p, v, xv, x, &g, &d);
 					v3_store(step + 3 * q, solve_vertex_step(

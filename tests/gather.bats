@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# Gathering: pleat-gather makes the tensor field, pleat-solve gives the
+# fabric the rest shape it asks for.  Identity changes nothing bit for
+# bit; a uniform field shrinks the sheet by its factor along its axis;
+# extra fabric in a band wrinkles that band only, crests across the
+# shirring direction; bad strokes and tensors are refused with the file,
+# line or vertex.  Measurements come from tests/unit/test_gather.c.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup() {
+	T="$PLEAT_TESTBIN/test_gather"
+	W="$BATS_TEST_TMPDIR"
+	export OMP_NUM_THREADS=1
+	# a flat 0.1 m square, 3D = pattern
+	printf 'v 0 0 0\nv 0.1 0 0\nv 0.1 0.1 0\nv 0 0.1 0\nvt 0 0\nvt 0.1 0\nvt 0.1 0.1\nvt 0 0.1\nf 1/1 2/2 3/3 4/4\n' > "$W/square.obj"
+}
+
+# square N: the square resampled at N cells, into $W/sq.grid
+square() {
+	pleat-resample -s "$1" "$W/square.obj" > "$W/sq.grid"
+}
+
+# solved_band FACTOR ITERATIONS: the 0.1 m square at 48 cells with a band
+# 3 cm wide along u through v = 5 cm, FACTOR times the fabric along u,
+# lifted by 10 micrometres and solved, into $W/out.grid
+solved_band() {
+	square 48
+	pleat-gather --shirr "0,0.05,0.03,$1" "$W/sq.grid" > "$W/g.grid"
+	"$T" lift "$W/g.grid" "$W/lifted.grid" 1e-5
+	pleat-solve -q -n "$2" "$W/lifted.grid" > "$W/out.grid"
+}
+
+# field_at FILE I J: the gather tensor of vertex (I, J)
+field_at() {
+	pleat-grid dump -c gather "$1" | awk -v i="$2" -v j="$3" '$2 == i && $3 == j { print $4, $5, $6 }'
+}
+
+@test "identity tensors: the solve is the same bytes as without a gather channel" {
+	# a strip compressed by 10%, ends pinned: it buckles
+	printf 'v 0 0 0\nv 0.2 0 0\nv 0.2 0.05 0\nv 0 0.05 0\nvt 0 0\nvt 0.2 0\nvt 0.2 0.05\nvt 0 0.05\nf 1/1 2/2 3/3 4/4\n' > "$W/strip.obj"
+	pleat-resample -s 48 "$W/strip.obj" > "$W/strip.grid"
+	"$PLEAT_TESTBIN/test_solve" compress "$W/strip.grid" "$W/cs.grid" 0.9 1e-5
+	pleat-gather --set 1,0,1 "$W/cs.grid" > "$W/id.grid"
+	for model in fem spring; do
+		for m in block gd; do
+			pleat-solve -q -n 40 -m "$m" --model "$model" "$W/cs.grid" > "$W/plain.grid"
+			pleat-solve -q -n 40 -m "$m" --model "$model" "$W/id.grid" |
+				pleat-grid cat -d gather > "$W/gathered.grid"
+			cmp "$W/plain.grid" "$W/gathered.grid"
+		done
+	done
+	# and the solve moved: the comparison is not between two copies
+	run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/cs.grid"
+	read -r _ _ _ motion <<< "$output"
+	awk -v m="$motion" 'BEGIN { exit !(m > 1e-4) }'
+}
+
+@test "identity tensors: the gathered arithmetic is the flat lattice's, bit for bit" {
+	run "$T" identity
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "gathered FEM and spring gradients match central differences (1e-5)" {
+	run "$T" fd
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "a uniform field of 0.5 along 30 degrees: the sheet shrinks to 0.5 along it, 1 across (2%)" {
+	square 32
+	pleat-gather --shirr 30,0,10,0.5 "$W/sq.grid" > "$W/u.grid"
+	pleat-solve -q -n 300 "$W/u.grid" > "$W/out.grid"
+	run "$T" metric "$W/out.grid"
+	echo "$output"
+	read -r _ s1 s2 _ angle _ z <<< "$output"
+	# the larger stretch is across 30 degrees: at -60
+	awk -v a="$s1" -v b="$s2" -v t="$angle" -v z="$z" 'BEGIN {
+		exit !(a > 0.98 && a < 1.02 && b > 0.49 && b < 0.51 &&
+		       t > -61 && t < -59 && z < 1e-6) }'
+}
+
+@test "gathering 2 in a band: wrinkles in the band only, crests across the shirring direction" {
+	solved_band 2 150
+	run "$T" band "$W/out.grid" 0.05 0.03
+	echo "$output"
+	read -r _ along across _ far _ _ <<< "$output"
+	# folds with slopes of millimetres per cell in the band, fifty times
+	# less a band's width away; z varies along u (crests run along v)
+	# several times more than across (which also sees the band bulge)
+	awk -v a="$along" -v c="$across" -v f="$far" 'BEGIN {
+		exit !(a > 1e-3 && f < a / 50 && a > 4 * c) }'
+}
+
+@test "shirring 0.5 in a band: it shrinks to 0.5 (5%), and the fabric it pulls in folds beside it" {
+	solved_band 0.5 400
+	run "$T" band "$W/out.grid" 0.05 0.03
+	echo "$output"
+	read -r _ along _ _ _ _ span <<< "$output"
+	# rows beside the band, 2 cm from its centre line
+	run "$T" band "$W/out.grid" 0.03 0.01
+	echo "$output"
+	read -r _ beside across _ _ _ _ <<< "$output"
+	# the band itself stays smooth along u (it only bends across);
+	# beside it the folds run across u
+	awk -v s="$span" -v a="$along" -v b="$beside" -v c="$across" 'BEGIN {
+		exit !(s > 0.475 && s < 0.525 && b > 5e-4 && b > 10 * a &&
+		       b > 2 * c) }'
+}
+
+@test "a lone stroke: its tensor on the segment, the identity beyond its radius" {
+	square 32
+	# along u at v = 5 cm from u = 2 to 8 cm: 0.5 along, 1.5 across, radius 1 cm
+	printf '# one stroke\n\n0.02 0.05 0.08 0.05 0.5 1.5 0.01  # along u\n' > "$W/s.txt"
+	pleat-gather --strokes "$W/s.txt" "$W/sq.grid" > "$W/g.grid"
+	# vertex (19, 19) is at (0.05, 0.05) (origin -3 cells, cell 1/320 m)
+	[ "$(field_at "$W/g.grid" 19 19)" = "0.5 0 1.5" ]
+	[ "$(field_at "$W/g.grid" 19 30)" = "1 0 1" ]
+	# a diagonal stroke: the tensor's axes turn with it
+	printf '0.02 0.02 0.08 0.08 0.5 1 0.01\n' > "$W/d.txt"
+	pleat-gather --strokes "$W/d.txt" "$W/sq.grid" > "$W/g.grid"
+	read -r xx xy yy <<< "$(field_at "$W/g.grid" 19 19)"
+	awk -v a="$xx" -v b="$xy" -v c="$yy" 'BEGIN {
+		exit !(a > 0.7499 && a < 0.7501 && b > -0.2501 && b < -0.2499 && c > 0.7499 && c < 0.7501) }'
+}
+
+@test "the perturbation is seeded: the same seed the same bytes, another seed another field" {
+	square 32
+	pleat-gather --shirr 0,0.05,0.03,0.5 --perturb 0.5,0.02 --seed 7 "$W/sq.grid" > "$W/a.grid"
+	pleat-gather --shirr 0,0.05,0.03,0.5 --perturb 0.5,0.02 --seed 7 "$W/sq.grid" > "$W/b.grid"
+	pleat-gather --shirr 0,0.05,0.03,0.5 --perturb 0.5,0.02 --seed 8 "$W/sq.grid" > "$W/c.grid"
+	cmp "$W/a.grid" "$W/b.grid"
+	! cmp -s "$W/a.grid" "$W/c.grid"
+	# where nothing is gathered, nothing is perturbed
+	[ "$(field_at "$W/a.grid" 19 4)" = "1 0 1" ]
+	# and in the band the factor 0.5 now varies
+	pleat-grid dump -c gather "$W/a.grid" | awk '$3 == 19 { print $4 }' | sort -u | wc -l | {
+		read -r n; [ "$n" -gt 10 ]; }
+}
+
+@test "--stretch-scale: a coarse input stretched by 1.2 along u gives 1.2 along u" {
+	square 32
+	"$PLEAT_TESTBIN/test_solve" compress "$W/sq.grid" "$W/st.grid" 1.2 0
+	pleat-gather --stretch-scale "$W/st.grid" > "$W/g.grid"
+	read -r xx xy yy <<< "$(field_at "$W/g.grid" 19 19)"
+	echo "$xx $xy $yy"
+	awk -v a="$xx" -v b="$xy" -v c="$yy" 'BEGIN {
+		exit !(a > 1.1999 && a < 1.2001 && b == 0 && c > 0.9999 && c < 1.0001) }'
+	# composed with a pattern after it: 0.5 x 1.2 along u
+	pleat-gather --stretch-scale --shirr 0,0.05,1,0.5 "$W/st.grid" > "$W/g.grid"
+	read -r xx _ _ <<< "$(field_at "$W/g.grid" 19 19)"
+	awk -v a="$xx" 'BEGIN { exit !(a > 0.5999 && a < 0.6001) }'
+}
+
+@test "the gather channel shows in pleat-grid info and dump" {
+	square 8
+	pleat-gather --quilt 0.02,0.004,0.7 "$W/sq.grid" > "$W/g.grid"
+	run pleat-grid info "$W/g.grid"
+	[[ "$output" == *"channel gather       f32 x 3"* ]]
+	pleat-grid check "$W/g.grid"
+}
+
+# stroke_error CONTENT MESSAGE: pleat-gather --strokes refuses the file
+stroke_error() {
+	printf "$1" > "$W/bad.txt"
+	run --separate-stderr pleat-gather --strokes "$W/bad.txt" "$W/sq.grid"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pleat-gather: $W/bad.txt:$2" ]
+}
+
+@test "bad stroke files: exit 1, the file and line named, nothing on stdout" {
+	square 8
+	stroke_error '0 0 1 1 0.5 1 0.01\n0 0 1 1 0.5 1\n' \
+		"2: 6 numbers, expected 7 (u0 v0 u1 v1 s_along s_across radius)"
+	stroke_error '# c\n0 0 1 x 0.5 1 0.01\n' "2: 'x' is not a number"
+	stroke_error '0 0 1 1 -0.5 1 0.01\n' "1: s_along must be positive, not -0.5"
+	stroke_error '0 0 1 1 0.5 0 0.01\n' "1: s_across must be positive, not 0"
+	stroke_error '\n\n0 0 1 1 0.5 1 nan\n' "3: radius is not finite (nan)"
+	stroke_error '0 0 1 1 0.5 1 0\n' "1: radius must be positive, not 0"
+	stroke_error '0.1 0.2 0.1 0.2 0.5 1 0.01\n' "1: the segment has no length (both ends at 0.1 0.2)"
+	stroke_error '0 0 1 1 500 1 0.01\n' "1: s_along 500 is above 100"
+	run --separate-stderr pleat-gather --strokes "$W/none.txt" "$W/sq.grid"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pleat-gather: cannot open $W/none.txt: No such file or directory" ]
+}
+
+@test "bad tensors and patterns on the command line: exit 2, the option named" {
+	square 8
+	run --separate-stderr pleat-gather --set 1,2,1 "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "pleat-gather: --set: 1,2,1 is not positive definite"* ]]
+	run --separate-stderr pleat-gather --set 1,0,nan "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "pleat-gather: --set: 'nan' is not a number"* ]]
+	run --separate-stderr pleat-gather --shirr 0,0.05,0.03,-0.5 "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "pleat-gather: --shirr: the factor -0.5 is not in (0, 100]"* ]]
+	run --separate-stderr pleat-gather --shirr 0,0.05 "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "pleat-gather: --shirr: '0,0.05' has 2 values, expected 4 or more"* ]]
+	run --separate-stderr pleat-gather --perturb 2 "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "pleat-gather: --perturb: the amount 2 is not in [0, 1]"* ]]
+}
+
+@test "pleat-solve refuses a gather channel with a bad tensor, naming the vertex" {
+	square 8
+	pleat-gather --set 1,0,1 "$W/sq.grid" > "$W/g.grid"
+	"$PLEAT_TESTBIN/test_solve" set "$W/g.grid" gather nan > "$W/nan.grid"
+	run --separate-stderr pleat-solve -q "$W/nan.grid"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "pleat-solve: $W/nan.grid: grid 1: 'gather' at vertex ("*") is not finite (sxx nan, sxy 0, syy 1)" ]]
+	"$PLEAT_TESTBIN/test_solve" set "$W/g.grid" gather -1 > "$W/neg.grid"
+	run --separate-stderr pleat-solve -q "$W/neg.grid"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "pleat-solve: $W/neg.grid: grid 1: 'gather' at vertex ("*") is not positive definite (sxx -1, sxy 0, syy 1)" ]]
+	# and pleat-gather will not build on it either
+	run --separate-stderr pleat-gather --shirr 0,0,1,0.5 "$W/neg.grid"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "pleat-gather: $W/neg.grid: grid 1: 'gather' at vertex ("*") is not positive definite"* ]]
+}
