@@ -92,9 +92,11 @@ $(CU_LIB): $(CU_OBJ)
 
 cuda: $(CU_LIB) $(BUILD)/tests/test_cuda
 
-$(BUILD)/tests/test_cuda: tests/cuda/test_cuda.cu $(CU_LIB)
+# test_cuda compares the GPU with the CPU's library (tests/cuda/*.c).
+$(BUILD)/tests/test_cuda: tests/cuda/test_cuda.cu \
+		$(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/cuda/*.c)) $(CU_LIB) $(LIB)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $^ -o $@
+	$(NVCC) $(NVCCFLAGS) -Itests/cuda $^ $(LDLIBS) -lgomp -o $@
 
 # Each program is its folder's sources linked with the common library,
 # and EXTRA_name / LIBS_name when it has more.
@@ -163,7 +165,7 @@ clean:
 
 .PHONY: all cuda test san test-san bench example install lint-man clean
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d $(BUILD)/tests/cuda/*.d)
 
 # Fuzz harnesses (libFuzzer with clang): make fuzz, make fuzz-ci.
 -include fuzz/fuzz.mk

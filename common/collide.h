@@ -141,7 +141,14 @@ PL_HD float collide_halfplane_violation(vec3 x, const float *plane)
 PL_HD float collide_dist2(const float *xa, const float *xb)
 {
 	float dx = xa[0] - xb[0], dy = xa[1] - xb[1], dz = xa[2] - xb[2];
+#ifdef __CUDA_ARCH__
+	/* each product and sum rounded on its own, as on the CPU (nvcc would
+	 * fuse them): the GPU's proximity lists are the CPU's, bit for bit */
+	return __fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)),
+			 __fmul_rn(dz, dz));
+#else
 	return dx * dx + dy * dy + dz * dz;
+#endif
 }
 
 /* The repulsion of b on a: adds the gradient of 0.5 k (R - d)² with
@@ -172,15 +179,25 @@ PL_HD double collide_pair_energy(const float *xa, const float *xb,
 	return d < radius ? 0.5 * k * (radius - d) * (radius - d) : 0.0;
 }
 
-/* Vertex v's repulsion from its list (count entries of `list`, vertex
- * indices into x, 3 floats a vertex): adds gradient and preconditioner. */
+/* The repulsion on a vertex at xv from its list (count entries of
+ * `list`, vertex indices into x0, 3 floats a vertex): adds gradient and
+ * preconditioner.  xv may be a copy of the vertex (a block's tile) and x0
+ * another iterate than the one xv belongs to (the start of the outer
+ * iteration, for the block method). */
+PL_HD void collide_repel_list(const float *xv, const float *x0,
+			      const uint32_t *list, int count, float radius,
+			      float k, vec3 *g, float *diag)
+{
+	for (int s = 0; s < count; s++)
+		collide_repel(xv, x0 + 3 * (size_t)list[s], radius, k, g, diag);
+}
+
+/* Vertex v's repulsion from its list, everything at x. */
 PL_HD void collide_vertex_repel(const float *x, uint32_t v,
 				const uint32_t *list, int count, float radius,
 				float k, vec3 *g, float *diag)
 {
-	for (int s = 0; s < count; s++)
-		collide_repel(x + 3 * (size_t)v, x + 3 * (size_t)list[s], radius,
-			      k, g, diag);
+	collide_repel_list(x + 3 * (size_t)v, x, list, count, radius, k, g, diag);
 }
 
 /* Vertex v's share of the repulsion energy: half of each listed pair's
@@ -227,6 +244,14 @@ PL_HD int collide_excluded(const struct collide_site *a,
 }
 
 /* ---- bounded lists ------------------------------------------------------- */
+
+/* Whether the lists are rebuilt before outer iteration `it` (from 1):
+ * every iteration for the first 16, while the cloth moves most, then
+ * every 8th.  Both backends follow it. */
+PL_HD int collide_refresh_due(int it)
+{
+	return it <= 16 || it % 8 == 0;
+}
 
 /* Whether key (d2a, a) comes before (d2b, b). */
 PL_HD int collide_key_less(float d2a, uint32_t a, float d2b, uint32_t b)

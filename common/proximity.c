@@ -122,100 +122,37 @@ void proximity_free(struct proximity *pr)
 	memset(pr, 0, sizeof *pr);
 }
 
-/* ---- bounding spheres ---------------------------------------------------- */
-
-struct sphere {
-	double c[3];
-	double r;            /* grown: see GROW */
-};
-
-/* Spheres are grown by a relative 1e-6 of their size, their distance
- * from the origin and the search radius: far more than the rounding of
- * float distances (6e-8 relative), so that culling by spheres never
- * loses a pair the float test would accept. */
-#define GROW 1e-6
-
-static void block_sphere(const struct proximity_block *b, const float *x,
-			 double s, struct sphere *sp)
-{
-	double lo[3] = {INFINITY, INFINITY, INFINITY};
-	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (int q = 0; q < b->nv; q++)
-		for (int k = 0; k < 3; k++) {
-			double c = x[3 * (size_t)b->v[q] + k];
-			lo[k] = fmin(lo[k], c);
-			hi[k] = fmax(hi[k], c);
-		}
-	double r2 = 0, far = 0;
-	for (int k = 0; k < 3; k++) {
-		sp->c[k] = 0.5 * (lo[k] + hi[k]);
-		far = fmax(far, fabs(sp->c[k]));
-	}
-	for (int q = 0; q < b->nv; q++) {
-		double d2 = 0;
-		for (int k = 0; k < 3; k++) {
-			double d = x[3 * (size_t)b->v[q] + k] - sp->c[k];
-			d2 += d * d;
-		}
-		r2 = fmax(r2, d2);
-	}
-	double r = sqrt(r2);
-	sp->r = r + GROW * (r + far + s);
-}
-
-static double dist3(const double *a, const double *b)
-{
-	double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-	return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 /* ---- the spatial hash of the block centres ----------------------------- */
 
+/* The hash of proximity_hd.h built by a counting sort of the blocks by
+ * bucket: within a bucket, blocks in increasing order. */
 struct hash {
-	double cell;
-	size_t mask;              /* buckets - 1, a power of two less one */
-	size_t *start;            /* bucket b's entries: start[b] .. start[b+1] */
-	int *entry;               /* blocks, bucket by bucket, in block order */
-	int64_t (*key)[3];        /* each block's cell */
+	struct proximity_hash view;
+	size_t *start;
+	int *entry;
+	int64_t *key;
 };
 
-static int64_t cell_of(double c, double cell)
+static void hash_build(struct hash *H, const struct proximity_sphere *sp,
+		       int nb, double cell)
 {
-	double q = floor(c / cell);
-	/* far beyond any real cloth: clamp rather than overflow */
-	return q > 1e15 ? (int64_t)1e15 : q < -1e15 ? (int64_t)-1e15 : (int64_t)q;
-}
-
-static size_t bucket_of(const int64_t k[3], size_t mask)
-{
-	uint64_t h = (uint64_t)k[0] * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)k[1] * 0xc2b2ae3d27d4eb4full ^
-		     (uint64_t)k[2] * 0x165667b19e3779f9ull;
-	return (size_t)((h ^ (h >> 29)) & mask);
-}
-
-static void hash_build(struct hash *H, const struct sphere *sp, int nb,
-		       double cell)
-{
-	size_t m = 1;
-	while (m < 2 * (size_t)nb)
-		m *= 2;
-	H->cell = cell;
-	H->mask = m - 1;
+	size_t m = proximity_buckets(nb);
 	H->start = xcalloc(m + 1, sizeof(size_t));
 	H->entry = xmalloc_array((size_t)nb + 1, sizeof(int));
-	H->key = xmalloc_array((size_t)nb + 1, sizeof *H->key);
+	H->key = xmalloc_array((size_t)nb + 1, 3 * sizeof(int64_t));
+	H->view = (struct proximity_hash){.cell = cell, .mask = m - 1,
+		.start = H->start, .entry = H->entry, .key = H->key};
 	for (int b = 0; b < nb; b++) {
 		for (int k = 0; k < 3; k++)
-			H->key[b][k] = cell_of(sp[b].c[k], cell);
-		H->start[bucket_of(H->key[b], H->mask) + 1]++;
+			H->key[3 * b + k] = proximity_cell_of(sp[b].c[k], cell);
+		H->start[proximity_bucket_of(H->key + 3 * b, m - 1) + 1]++;
 	}
 	for (size_t q = 0; q < m; q++)
 		H->start[q + 1] += H->start[q];
 	size_t *fill = xmalloc_array(m, sizeof(size_t));
 	memcpy(fill, H->start, m * sizeof(size_t));
 	for (int b = 0; b < nb; b++)
-		H->entry[fill[bucket_of(H->key[b], H->mask)]++] = b;
+		H->entry[fill[proximity_bucket_of(H->key + 3 * b, m - 1)]++] = b;
 	free(fill);
 }
 
@@ -226,87 +163,22 @@ static void hash_free(struct hash *H)
 	free(H->key);
 }
 
-/* The cell of the hash: the largest sphere's diameter plus s, the
- * radius capped at four times the mean so that a few stretched blocks
- * cannot put every block into one cell (each block searches as far as
- * its own size needs, so any cell is correct; this one is fast). */
-static double hash_cell(const struct sphere *sp, int nb, double s)
+static double hash_cell(const struct proximity_sphere *sp, int nb, double s)
 {
 	double rmax = 0, rsum = 0;
 	for (int b = 0; b < nb; b++) {
 		rmax = fmax(rmax, sp[b].r);
 		rsum += sp[b].r;
 	}
-	double cap = nb ? 4 * rsum / nb : 0;
-	return 2 * fmin(rmax, cap) + s;
+	return proximity_hash_cell(rmax, rsum, nb, s);
 }
 
 /* ---- long-range block pairs -------------------------------------------- */
 
-static int tiles_adjacent(const struct proximity_block *a,
-			  const struct proximity_block *b)
-{
-	return abs(a->ti - b->ti) <= 1 && abs(a->tj - b->tj) <= 1;
-}
-
-/* Whether block b is a long-range partner that block a finds: not in an
- * adjacent tile, no larger than a (ties: the lower index is smaller),
- * and the spheres, grown by s, overlap. */
-static int long_partner(const struct proximity *pr, const struct sphere *sp,
-			int a, int b, double s)
-{
-	if (!(sp[b].r < sp[a].r || (sp[b].r == sp[a].r && b < a)))
-		return 0;
-	if (tiles_adjacent(&pr->block[a], &pr->block[b]))
-		return 0;
-	return dist3(sp[a].c, sp[b].c) < sp[a].r + sp[b].r + s;
-}
-
-/* Block a's long-range partners (see proximity.h, step 3), written to
- * out when it is not NULL; returns how many. */
-static size_t find_partners(const struct proximity *pr, const struct sphere *sp,
-			    const struct hash *H, int a, double s, int *out)
-{
-	size_t n = 0;
-	double reach = 2 * sp[a].r + s;
-	int64_t lo[3], hi[3];
-	double cells = 1;
-	for (int k = 0; k < 3; k++) {
-		lo[k] = cell_of(sp[a].c[k] - reach, H->cell);
-		hi[k] = cell_of(sp[a].c[k] + reach, H->cell);
-		cells *= (double)(hi[k] - lo[k] + 1);
-	}
-	if (cells > pr->nblocks) {
-		/* a huge block: every block is nearer than its cells */
-		for (int b = 0; b < pr->nblocks; b++)
-			if (long_partner(pr, sp, a, b, s)) {
-				if (out)
-					out[n] = b;
-				n++;
-			}
-		return n;
-	}
-	int64_t c[3];
-	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-				size_t q = bucket_of(c, H->mask);
-				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
-					int b = H->entry[e];
-					if (memcmp(H->key[b], c, sizeof c) != 0 ||
-					    !long_partner(pr, sp, a, b, s))
-						continue;
-					if (out)
-						out[n] = b;
-					n++;
-				}
-			}
-	return n;
-}
-
 /* The explicit list: partners of block a are pair[first[a] .. first[a+1]). */
-static int *long_pairs(const struct proximity *pr, const struct sphere *sp,
-		       double s, size_t **first_out)
+static int *long_pairs(const struct proximity *pr,
+		       const struct proximity_sphere *sp, double s,
+		       size_t **first_out)
 {
 	struct hash H;
 	int nb = pr->nblocks;
@@ -315,13 +187,15 @@ static int *long_pairs(const struct proximity *pr, const struct sphere *sp,
 	first[0] = 0;
 	#pragma omp parallel for schedule(dynamic, 64)
 	for (int a = 0; a < nb; a++)
-		first[a + 1] = find_partners(pr, sp, &H, a, s, NULL);
+		first[a + 1] = proximity_find_partners(pr->block, nb, sp, &H.view,
+						       a, s, NULL);
 	for (int a = 0; a < nb; a++)
 		first[a + 1] += first[a];
 	int *pair = xmalloc_array(first[nb] + 1, sizeof(int));
 	#pragma omp parallel for schedule(dynamic, 64)
 	for (int a = 0; a < nb; a++)
-		find_partners(pr, sp, &H, a, s, pair + first[a]);
+		proximity_find_partners(pr->block, nb, sp, &H.view, a, s,
+					pair + first[a]);
 	hash_free(&H);
 	*first_out = first;
 	return pair;
@@ -343,55 +217,42 @@ static void offer(struct proximity *pr, const float *x, uint32_t v,
 }
 
 /* Every pair of a vertex of block a and one of block b (a == b: each
- * pair of the block once).  Returns the pairs found. */
+ * pair of the block once), offered to both lists.  Returns the pairs
+ * found. */
 static size_t block_pair(struct proximity *pr, const float *x,
-			 const struct sphere *sp, int a, int b, double s,
-			 float s2)
+			 const struct proximity_sphere *sp, int a, int b,
+			 double s, float s2)
 {
-	const struct proximity_block *A = &pr->block[a], *B = &pr->block[b];
+	uint32_t vb[COLLIDE_BLOCK * COLLIDE_BLOCK];
+	float d2[COLLIDE_BLOCK * COLLIDE_BLOCK];
 	size_t found = 0;
-	for (int p = 0; p < A->nv; p++) {
-		uint32_t va = A->v[p];
-		const float *xa = x + 3 * (size_t)va;
-		if (a != b) {
-			double xd[3] = {xa[0], xa[1], xa[2]};
-			if (!(dist3(xd, sp[b].c) < sp[b].r + s))
-				continue;
+	for (int p = 0; p < pr->block[a].nv; p++) {
+		uint32_t va = pr->block[a].v[p];
+		int n = proximity_vertex_pairs(pr->block, pr->site, x, sp, a, b,
+					       p, s, s2, vb, d2);
+		for (int q = 0; q < n; q++) {
+			offer(pr, x, va, vb[q], d2[q]);
+			offer(pr, x, vb[q], va, d2[q]);
 		}
-		for (int q = a == b ? p + 1 : 0; q < B->nv; q++) {
-			uint32_t vb = B->v[q];
-			float d2 = collide_dist2(xa, x + 3 * (size_t)vb);
-			if (!(d2 < s2) || collide_excluded(&pr->site[va], &pr->site[vb]))
-				continue;
-			offer(pr, x, va, vb, d2);
-			offer(pr, x, vb, va, d2);
-			found++;
-		}
+		found += (size_t)n;
 	}
 	return found;
 }
 
-/* The implicit short-range pairs of tile t: its blocks with each other
- * and with the blocks of four of its neighbouring tiles. */
-static size_t short_range(struct proximity *pr, const float *x,
-			  const struct sphere *sp, int ti, int tj, double s,
-			  float s2)
+/* Block a with its implicit short-range partners and its long-range
+ * ones, pair[first[a] .. first[a + 1]). */
+static size_t block_pairs(struct proximity *pr, const float *x,
+			  const struct proximity_sphere *sp, const int *pair,
+			  const size_t *first, int a, double s, float s2)
 {
-	static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
-	size_t t = (size_t)tj * (size_t)pr->tw + (size_t)ti, found = 0;
-	for (int a = pr->tile_first[t]; a < pr->tile_first[t + 1]; a++) {
-		for (int b = a; b < pr->tile_first[t + 1]; b++)
-			found += block_pair(pr, x, sp, a, b, s, s2);
-		for (int f = 0; f < 4; f++) {
-			int ui = ti + fwd[f][0], uj = tj + fwd[f][1];
-			if (ui < 0 || ui >= pr->tw || uj >= pr->th)
-				continue;
-			size_t u = (size_t)uj * (size_t)pr->tw + (size_t)ui;
-			for (int b = pr->tile_first[u]; b < pr->tile_first[u + 1]; b++)
-				if (dist3(sp[a].c, sp[b].c) < sp[a].r + sp[b].r + s)
-					found += block_pair(pr, x, sp, a, b, s, s2);
-		}
-	}
+	int near[PROXIMITY_SHORT_MAX];
+	int n = proximity_short_partners(pr->block, pr->tile_first, pr->tw,
+					 pr->th, sp, a, s, near);
+	size_t found = 0;
+	for (int q = 0; q < n; q++)
+		found += block_pair(pr, x, sp, a, near[q], s, s2);
+	for (size_t q = first[a]; q < first[a + 1]; q++)
+		found += block_pair(pr, x, sp, a, pair[q], s, s2);
 	return found;
 }
 
@@ -399,22 +260,27 @@ void proximity_refresh(struct proximity *pr, const float *x, double s)
 {
 	int nb = pr->nblocks;
 	float s2 = (float)(s * s);
-	struct sphere *sp = xmalloc_array((size_t)nb + 1, sizeof *sp);
+	struct proximity_sphere *sp = xmalloc_array((size_t)nb + 1, sizeof *sp);
 	#pragma omp parallel for schedule(static)
 	for (int b = 0; b < nb; b++)
-		block_sphere(&pr->block[b], x, s, &sp[b]);
+		proximity_block_sphere(&pr->block[b], x, s, &sp[b]);
 	memset(pr->found, 0, pr->n * sizeof *pr->found);
 	size_t *first, found = 0;
 	int *pair = long_pairs(pr, sp, s, &first);
-	long ntiles = (long)pr->tw * pr->th;
-	#pragma omp parallel for schedule(dynamic, 64) reduction(+:found)
-	for (long t = 0; t < ntiles; t++)
-		found += short_range(pr, x, sp, (int)(t % pr->tw),
-				     (int)(t / pr->tw), s, s2);
 	#pragma omp parallel for schedule(dynamic, 64) reduction(+:found)
 	for (int a = 0; a < nb; a++)
-		for (size_t q = first[a]; q < first[a + 1]; q++)
-			found += block_pair(pr, x, sp, a, pair[q], s, s2);
+		found += block_pairs(pr, x, sp, pair, first, a, s, s2);
+	proximity_count(pr, &pr->stats);
+	pr->stats.long_pairs = first[nb];
+	pr->stats.pairs = found;
+	pr->stats.hash_cell = hash_cell(sp, nb, s);
+	free(first);
+	free(pair);
+	free(sp);
+}
+
+void proximity_count(const struct proximity *pr, struct proximity_stats *st)
+{
 	size_t overflow = 0;
 	int most = 0;
 	#pragma omp parallel for schedule(static) reduction(+:overflow) \
@@ -423,14 +289,8 @@ void proximity_refresh(struct proximity *pr, const float *x, double s)
 		overflow += pr->found[v] > pr->k;
 		most = pr->found[v] > most ? pr->found[v] : most;
 	}
-	pr->stats = (struct proximity_stats){
-		.blocks = (size_t)nb, .long_pairs = first[nb], .pairs = found,
-		.overflow = overflow, .most = most,
-		.hash_cell = hash_cell(sp, nb, s),
-	};
-	free(first);
-	free(pair);
-	free(sp);
+	*st = (struct proximity_stats){.blocks = (size_t)pr->nblocks,
+				       .overflow = overflow, .most = most};
 }
 
 /* ---- exact orientation ---------------------------------------------------- */
@@ -592,7 +452,7 @@ static void cell_range(const struct boxhash *H, const struct tribox *b,
 static size_t cell_bucket(const int32_t c[3], size_t mask)
 {
 	int64_t k[3] = {c[0], c[1], c[2]};
-	return bucket_of(k, mask);
+	return proximity_bucket_of(k, mask);
 }
 
 /* The cell: twice the mean box size, at least an eighth of the largest

@@ -32,6 +32,8 @@
  * The spheres are grown by a relative 1e-6 (far above float rounding), so
  * no pair closer than s is culled: the pairs are exactly those a brute
  * force search over all pairs finds, distances computed the same way.
+ * The arithmetic of all four steps is proximity_hd.h's, which the CUDA
+ * search (proximity_cuda.h) runs too: the lists come out the same.
  *
  * The lists are indexed by grid vertex: vertex v's neighbours are
  * list[v * K .. v * K + proximity_kept(pr, v)), closest first, grid
@@ -64,24 +66,8 @@
 
 #include "collide.h"
 #include "grid.h"
+#include "proximity_hd.h"
 #include "util.h"
-
-/* A collision block: up to 16 cloth vertices of one panel in one tile. */
-struct proximity_block {
-	int ti, tj;               /* tile */
-	int nv;
-	uint32_t v[COLLIDE_BLOCK * COLLIDE_BLOCK];
-};
-
-struct proximity_stats {
-	size_t blocks;            /* collision blocks */
-	size_t long_pairs;        /* long-range block pairs (explicit list) */
-	size_t pairs;             /* vertex pairs found (each once) */
-	size_t overflow;          /* vertices with more than K pairs */
-	int most;                 /* the most pairs of one vertex (saturates
-				     at 65535) */
-	double hash_cell;         /* metres */
-};
 
 struct proximity {
 	int w, h;
@@ -111,10 +97,14 @@ void proximity_free(struct proximity *pr);
  * radius s (metres).  OpenMP inside. */
 void proximity_refresh(struct proximity *pr, const float *x, double s);
 
+/* The counts of struct proximity_stats that the lists alone tell:
+ * blocks, overflow and most; the rest zero. */
+void proximity_count(const struct proximity *pr, struct proximity_stats *st);
+
 /* How many neighbours vertex v's list holds. */
 static inline int proximity_kept(const struct proximity *pr, size_t v)
 {
-	return pr->found[v] < pr->k ? pr->found[v] : pr->k;
+	return proximity_kept_of(pr->found[v], pr->k);
 }
 
 /* ---- intersections -------------------------------------------------------- */

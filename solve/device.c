@@ -34,10 +34,10 @@ const char *device_choose(const char *want, const struct solve_params *sp)
 	if (strcmp(want, "cpu") == 0)
 		return NULL;
 	int explicit = strcmp(want, "cuda") == 0;
-	if (sp->method == METHOD_PCG || sp->self) {
+	if (sp->method == METHOD_PCG) {
 		if (explicit)
-			usage_fail("--device cuda: %s runs on the CPU only",
-				   sp->self ? "self collision" : "the pcg method");
+			usage_fail("--device cuda: the pcg method runs on the CPU "
+				   "only");
 		return NULL;
 	}
 	if (cuda_device_count(why, sizeof why) == 0) {
@@ -66,12 +66,23 @@ int device_open(const char *chosen, const struct problem *p,
 		.ref_link = s->ref_link, .ref_coef = s->ref_coef, .at = s->at,
 		.seam_diag = s->diag,
 	};
+	struct proximity_setup self;
+	if (p->prox) {
+		self = proximity_setup_of(p->prox);
+		cp.self = &self;
+		cp.self_radius = p->self_radius;
+		cp.self_k = p->self_k;
+		cp.self_search = p->self_search;
+		cp.list_out = p->prox->list;
+		cp.found_out = p->prox->found;
+	}
 	dev->s = cuda_solver_new(&cp, 0, why, sizeof why);
 	if (!dev->s)
 		return error_set(e, "%s", why);
 	dev->put = cuda_solver_put;
 	dev->get = cuda_solver_get;
 	dev->step = cuda_solver_step;
+	dev->refresh = cuda_solver_refresh;
 	return 0;
 }
 

@@ -31,6 +31,13 @@ struct cuda_solver {
 	uint32_t *ref_link;
 	float *ref_coef, *force, *sgrad, *sdiag;
 	int32_t *at;
+	/* self collision: NULL without */
+	struct proximity_cuda *prox;
+	int list_k;              /* list length K */
+	float self_radius, self_k;
+	double self_search;
+	uint32_t *list_out;
+	uint16_t *found_out;
 };
 
 static int fail(cudaError_t err, const char *what, char *why, size_t n)
@@ -87,6 +94,11 @@ struct step_args {
 	const int32_t *at;       /* NULL: no seams */
 	float *out;
 	struct solve_coef c;
+	/* self collision: list NULL without */
+	const uint32_t *list;
+	const uint16_t *found;
+	int k;
+	float self_radius, self_k;
 };
 
 __device__ void vertex_grad(const struct step_args &a, const float *xv,
@@ -96,6 +108,12 @@ __device__ void vertex_grad(const struct step_args &a, const float *xv,
 			  parity, &a.c, g, d);
 	if (a.at)
 		seam_term(a.at, a.sgrad, a.sdiag, v, xv, a.x + 3 * v, g, d);
+	/* the neighbours at the start of the outer iteration, as the CPU's
+	 * extra_vertex */
+	if (a.list)
+		collide_repel_list(xv, a.x, a.list + v * (size_t)a.k,
+				   proximity_kept_of(a.found[v], a.k),
+				   a.self_radius, a.self_k, g, d);
 }
 
 __global__ void gd_kernel(struct step_args a)
@@ -224,6 +242,18 @@ extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
 		cuda_solver_free(s);
 		return NULL;
 	}
+	if (cp->self) {
+		s->list_k = cp->self->k;
+		s->self_radius = cp->self_radius;
+		s->self_k = cp->self_k;
+		s->self_search = cp->self_search;
+		s->list_out = cp->list_out;
+		s->found_out = cp->found_out;
+		if (!(s->prox = proximity_cuda_new(cp->self, why, n))) {
+			cuda_solver_free(s);
+			return NULL;
+		}
+	}
 	return s;
 }
 
@@ -236,6 +266,7 @@ extern "C" void cuda_solver_free(struct cuda_solver *s)
 		     s->sdiag, s->at};
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
 		cudaFree(p[k]);
+	proximity_cuda_free(s->prox);
 	free(s);
 }
 
@@ -252,9 +283,22 @@ extern "C" int cuda_solver_put(struct cuda_solver *s, const float *x,
 extern "C" int cuda_solver_get(struct cuda_solver *s, float *x, char *why,
 			       size_t n)
 {
-	return fail(cudaMemcpy(x, s->x, 3 * s->n * sizeof(float),
-			       cudaMemcpyDeviceToHost),
-		    "cannot copy x from the GPU", why, n);
+	if (fail(cudaMemcpy(x, s->x, 3 * s->n * sizeof(float),
+			    cudaMemcpyDeviceToHost),
+		 "cannot copy x from the GPU", why, n))
+		return -1;
+	if (s->prox)
+		return proximity_cuda_get(s->prox, s->list_out, s->found_out, NULL,
+					  why, n);
+	return 0;
+}
+
+extern "C" int cuda_solver_refresh(struct cuda_solver *s, int it, char *why,
+				   size_t n)
+{
+	if (!s->prox || !collide_refresh_due(it))
+		return 0;
+	return proximity_cuda_refresh(s->prox, s->x, s->self_search, why, n);
 }
 
 extern "C" int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *c,
@@ -274,6 +318,11 @@ extern "C" int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *
 	a.at = s->nlinks ? s->at : NULL;
 	a.sgrad = s->sgrad;
 	a.sdiag = s->sdiag;
+	a.list = s->prox ? proximity_cuda_list(s->prox) : NULL;
+	a.found = s->prox ? proximity_cuda_found(s->prox) : NULL;
+	a.k = s->list_k;
+	a.self_radius = s->self_radius;
+	a.self_k = s->self_k;
 	if (s->nlinks) {
 		seam_force_kernel<<<blocks_for(s->nlinks, 256), 256>>>(
 			s->link, s->nlinks, s->x, s->seam_k, s->force);

@@ -1,6 +1,7 @@
 /* gpu.h - pleat-solve's CUDA backend: the gd and block iterations with
  * the outer Chebyshev step, on the GPU, from the same per-vertex
- * arithmetic as the CPU (solver.h, energy.h, seam_link.h).
+ * arithmetic as the CPU (solver.h, energy.h, seam_link.h, collide.h),
+ * self collision's proximity search included (proximity_cuda.h).
  *
  * The GPU keeps x, the previous iterate and a scratch buffer; the host
  * keeps its copy of x for the energy checks, which run on the CPU
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "collide.h"
+#include "proximity_cuda.h"
 #include "seam_link.h"
 #include "solver.h"
 
@@ -37,6 +39,16 @@ struct cuda_problem {
 	const float *ref_coef;
 	const int32_t *at;
 	const float *seam_diag;
+	/* self collision (solve.h's prox, self_radius, self_k, self_search);
+	 * self NULL: none.  The GPU starts from the lists in self and keeps
+	 * its own from then on; cuda_solver_get copies them to list_out and
+	 * found_out (the CPU's lists), so that the energy checks on the CPU
+	 * see the lists the GPU iterated with. */
+	const struct proximity_setup *self;
+	float self_radius, self_k;
+	double self_search;
+	uint32_t *list_out;
+	uint16_t *found_out;
 };
 
 struct cuda_solver;
@@ -47,8 +59,12 @@ struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp, int dev,
 void cuda_solver_free(struct cuda_solver *s);
 /* x (and the previous iterate) <- host x. */
 int cuda_solver_put(struct cuda_solver *s, const float *x, char *why, size_t n);
-/* host x <- x. */
+/* host x <- x (and the proximity lists, see struct cuda_problem). */
 int cuda_solver_get(struct cuda_solver *s, float *x, char *why, size_t n);
+/* Before outer iteration `it` (from 1): with self collision, the lists
+ * rebuilt from x on the schedule of collide_refresh_due, as
+ * problem_refresh_self does on the CPU; nothing otherwise. */
+int cuda_solver_refresh(struct cuda_solver *s, int it, char *why, size_t n);
 /* One outer iteration: block (inner > 0: that many inner iterations with
  * inner Chebyshev radius inner_rho) or gd (inner 0), then
  * x = omega (x_new - x_prev) + x_prev on the moving vertices. */

@@ -250,6 +250,27 @@ static const char *method_name(enum solve_method m)
 	       m == METHOD_PCG ? "pcg" : "block";
 }
 
+/* The summary's second line with --body or --self: the seconds of the
+ * collision set-up and of the proximity lists' refreshes (included in
+ * the iterations' time). */
+static void report_collisions(const struct listener *l,
+			      const struct problem *p)
+{
+	if (!p->plane && !p->prox)
+		return;
+	fprintf(stderr, "%s: %s: grid %d: collisions:", progname, l->name,
+		l->grid);
+	if (p->plane)
+		fprintf(stderr, " body half-planes %.3f s%s", p->body_setup_seconds,
+			p->prox ? ";" : "");
+	if (p->prox)
+		fprintf(stderr, " self set-up %.3f s, list refreshes %.3f s, %zu "
+			"long-range block pairs at the set-up",
+			p->self_setup_seconds, p->self_refresh_seconds,
+			p->prox->stats.long_pairs);
+	fputc('\n', stderr);
+}
+
 static void report(const struct options *o, const char *gpu,
 		   const struct listener *l, const struct problem *p,
 		   const struct solve_result *r)
@@ -270,6 +291,7 @@ static void report(const struct options *o, const char *gpu,
 		fprintf(stderr, ", %d step halvings (step %g)", r->halvings,
 			r->step);
 	fputc('\n', stderr);
+	report_collisions(l, p);
 }
 
 static double collision_scale(const struct options *o, const struct grid *g)
@@ -286,8 +308,10 @@ static void attach_self(const struct options *o, const struct listener *l,
 	struct collide_params cp;
 	struct error e;
 	collide_params_init(&cp, collision_scale(o, g), o->sp.mat.stretch);
+	double t0 = now_seconds();
 	if (problem_set_self(p, g, &cp, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	p->self_setup_seconds = now_seconds() - t0;
 }
 
 /* The grid's body: the k-th --body for the k-th grid of the input (all
@@ -302,8 +326,10 @@ static void attach_body(const struct options *o, const struct listener *l,
 		    o->nbodies);
 	struct collide_params cp;
 	collide_params_init(&cp, collision_scale(o, g), 0);
+	double t0 = now_seconds();
 	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
 			 cp.offset, cp.reach);
+	p->body_setup_seconds = now_seconds() - t0;
 	if (!o->quiet && p->contact.inside)
 		warnx("%s: grid %d: %zu cloth vertices started inside %s (deepest "
 		      "%.3g mm): pushed out", l->name, l->grid, p->contact.inside,

@@ -186,6 +186,10 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 					   omega);
 		if (dev) {
 			int inner = sp->method == METHOD_BLOCK ? sp->inner : 0;
+			double tr = now_seconds();
+			if (dev->refresh && dev->refresh(dev->s, it, why, sizeof why))
+				return device_failed(why, res, t0, e);
+			p->self_refresh_seconds += now_seconds() - tr;
 			if (dev->step(dev->s, &p->c, inner, (float)sp->inner_rho,
 				      omega, why, sizeof why))
 				return device_failed(why, res, t0, e);

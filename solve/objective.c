@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gather.h"
+#include "progress.h"
 #include "solve.h"
 #include "util.h"
 
@@ -370,6 +371,9 @@ int problem_set_self(struct problem *p, const struct grid *g,
 
 void problem_refresh_self(struct problem *p, const float *x, int it)
 {
-	if (p->prox && (it <= 16 || it % 8 == 0))
+	if (p->prox && collide_refresh_due(it)) {
+		double t0 = now_seconds();
 		proximity_refresh(p->prox, x, p->self_search);
+		p->self_refresh_seconds += now_seconds() - t0;
+	}
 }

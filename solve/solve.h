@@ -86,6 +86,10 @@ struct problem {
 	/* gathering: the grid's gather channel, 3 floats a vertex (gather.h),
 	   NULL without one */
 	const float *gather;
+	/* seconds spent on collisions, for the summary: the body's
+	 * half-planes and the self-collision set-up (main.c times them), and
+	 * the list refreshes of the iterations, on either backend */
+	double body_setup_seconds, self_setup_seconds, self_refresh_seconds;
 };
 
 /* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
@@ -129,11 +133,9 @@ static inline void self_vertex(const struct problem *p, size_t v,
 {
 	if (!p->prox)
 		return;
-	const uint32_t *list = p->prox->list + v * (size_t)p->prox->k;
-	int count = proximity_kept(p->prox, v);
-	for (int s = 0; s < count; s++)
-		collide_repel(xv, x0 + 3 * (size_t)list[s], p->self_radius,
-			      p->self_k, g, d);
+	collide_repel_list(xv, x0, p->prox->list + v * (size_t)p->prox->k,
+			   proximity_kept(p->prox, v), p->self_radius,
+			   p->self_k, g, d);
 }
 
 /* Projects the moving vertices of x onto their half-planes (no-op
@@ -228,6 +230,8 @@ struct solve_device {
 	int (*step)(struct cuda_solver *s, const struct solve_coef *c,
 		    int inner, float inner_rho, float omega, char *why,
 		    size_t n);
+	/* before iteration it's step: the work problem_refresh_self does */
+	int (*refresh)(struct cuda_solver *s, int it, char *why, size_t n);
 };
 
 struct solve_result {
@@ -249,7 +253,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 
 /* device.c: the device --device asks for; NULL for the CPU.  Exits with
  * a message when the choice cannot be honoured (cuda without a GPU or
- * without the CUDA backend, pcg or self collision on a GPU). */
+ * without the CUDA backend, pcg on a GPU). */
 const char *device_choose(const char *want, const struct solve_params *sp);
 /* The device for one grid's problem: chosen, or NULL (the CPU) when the
  * grid has a gather channel, which is an error (exit 1, where names the

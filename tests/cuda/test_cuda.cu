@@ -2,12 +2,39 @@
  *
  *   test_cuda devices     list the devices, exit 3 when there is none
  *   test_cuda hostdev N   shared PL_HD arithmetic on GPU against host
+ *   test_cuda proximity GRID K S   the proximity lists of the GPU search
+ *        against the CPU's (self_lists.h)
  */
+#include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_device.h"
+#include "self_lists.h"
+
+extern "C" int gpu_lists(const struct proximity_setup *ps, const float *x,
+			 double s, uint32_t *list, uint16_t *found,
+			 struct proximity_stats *st, char *why, size_t n)
+{
+	size_t bytes = (size_t)ps->w * (size_t)ps->h * 3 * sizeof(float);
+	float *dx = NULL;
+	cudaError_t err = cudaMalloc((void **)&dx, bytes);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice);
+	if (err != cudaSuccess) {
+		snprintf(why, n, "cannot put x on the GPU: %s",
+			 cudaGetErrorString(err));
+		cudaFree(dx);
+		return -1;
+	}
+	struct proximity_cuda *g = proximity_cuda_new(ps, why, n);
+	int bad = !g || proximity_cuda_refresh(g, dx, s, why, n) ||
+		  proximity_cuda_get(g, list, found, st, why, n);
+	proximity_cuda_free(g);
+	cudaFree(dx);
+	return bad ? -1 : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -32,6 +59,8 @@ int main(int argc, char **argv)
 		 * differ by a few ulps of values of order 1. */
 		return worst < 0 || worst > 1e-5;
 	}
-	fprintf(stderr, "usage: test_cuda devices|hostdev N\n");
+	if (argc == 5 && strcmp(argv[1], "proximity") == 0)
+		return compare_lists(argv[2], atoi(argv[3]), atof(argv[4]));
+	fprintf(stderr, "usage: test_cuda devices|hostdev N|proximity GRID K S\n");
 	return 2;
 }
