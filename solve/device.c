@@ -40,6 +40,12 @@ const char *device_choose(const char *want, const struct solve_params *sp)
 				   "only");
 		return NULL;
 	}
+	if (dynamic_wanted(sp)) {
+		if (explicit)
+			usage_fail("--device cuda: the dynamic mode and gravity "
+				   "run on the CPU only");
+		return NULL;
+	}
 	if (cuda_device_count(why, sizeof why) == 0) {
 		if (explicit)
 			die("--device cuda: no GPU answers: %s", why);

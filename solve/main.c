@@ -20,6 +20,7 @@ static const char usage_text[] =
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
 "                   [--seam s] [--body file] [--self] [--collision-scale s]\n"
+"                   [--dynamic] [--dt s] [--gravity gx,gy,gz] [--pin u,v[,r]]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
 "                   [--rho r] [--inner-rho r] [--device device]\n"
 "                   [--stats file] [--progress] [-q] [file ...]\n"
@@ -47,6 +48,14 @@ static const char usage_text[] =
 "                       closer than 0.4 mm (times the collision scale)\n"
 "      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
 "                       push-out); default: cell / 0.5 mm, at least 1\n"
+"      --dynamic        one implicit Euler time step from x (and xprev):\n"
+"                       momentum and gravity; --shape defaults to 0\n"
+"      --dt S           the time step, seconds (default 0.01)\n"
+"      --gravity G      gx,gy,gz in m/s2 (default 0,0,-9.81 with\n"
+"                       --dynamic, else none)\n"
+"      --pin P          u,v: pin the cloth vertex nearest to pattern\n"
+"                       point (u, v), metres; u,v,r: every one within r\n"
+"                       of it (repeatable; kept in the mask)\n"
 "      --step S         preconditioned step (default 0.4)\n"
 "      --check-every N  check the energy every N iterations (default 8)\n"
 "      --inner N        block: inner iterations (default 4)\n"
@@ -64,6 +73,7 @@ static const char usage_text[] =
 "See pleat-solve(1) and pleat-grid(5).\n";
 
 #define MAX_BODIES 4096
+#define MAX_PINS 1024
 
 struct options {
 	struct solve_params sp;
@@ -74,6 +84,8 @@ struct options {
 	int nbodies;
 	double collision_scale;  /* 0: from the cell size */
 	int progress, quiet;
+	struct pin pins[MAX_PINS];
+	int npins;
 	char **files;
 	int nfiles;
 };
@@ -82,6 +94,7 @@ enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
        OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM,
        OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF };
+enum { OPT_DYNAMIC = 512, OPT_DT, OPT_GRAVITY, OPT_PIN };
 
 static const struct option longopts[] = {
 	{"method", required_argument, NULL, 'm'},
@@ -98,6 +111,10 @@ static const struct option longopts[] = {
 	{"body", required_argument, NULL, OPT_BODY},
 	{"self", no_argument, NULL, OPT_SELF},
 	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
+	{"dynamic", no_argument, NULL, OPT_DYNAMIC},
+	{"dt", required_argument, NULL, OPT_DT},
+	{"gravity", required_argument, NULL, OPT_GRAVITY},
+	{"pin", required_argument, NULL, OPT_PIN},
 	{"step", required_argument, NULL, OPT_STEP},
 	{"check-every", required_argument, NULL, OPT_CHECK},
 	{"inner", required_argument, NULL, OPT_INNER},
@@ -151,9 +168,32 @@ static void defaults(struct options *o)
 	o->sp.seam = 1;
 	o->sp.pcg_restart = 14;
 	o->sp.cheb_delay = 32;
+	o->sp.dt = 0.01;
 	o->output = "-";
 	o->device = "auto";
 	o->progress = -1;
+}
+
+/* What --dynamic changes of the defaults, unless given: gravity on, the
+ * shape term off (a falling cloth is not held to its rest shape); --dt
+ * means nothing without it. */
+struct dynamic_given { int dt, gravity, shape; };
+
+static void dynamic_defaults(struct solve_params *sp,
+			     const struct dynamic_given *given)
+{
+	if (!sp->dynamic) {
+		if (given->dt)
+			usage_fail("--dt: only a --dynamic solve has a time step");
+		return;
+	}
+	if (!(sp->mat.density > 0))
+		usage_fail("--density: a --dynamic solve needs a mass: %g kg/m2",
+			   sp->mat.density);
+	if (!given->gravity)
+		sp->gravity[2] = -9.81;
+	if (!given->shape)
+		sp->shape = 0;
 }
 
 /* The material's fields given on the command line, NAN when not, applied
@@ -171,6 +211,7 @@ static void apply(struct material *m, const struct overrides *v)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	struct overrides v = {NAN, NAN, NAN, NAN};
+	struct dynamic_given given = {0, 0, 0};
 	const struct material *preset;
 	int c;
 	defaults(o);
@@ -191,7 +232,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_BEND: v.bend = parse_double("--bend", optarg, 0, 1); break;
 		case OPT_POISSON: v.poisson = parse_double("--poisson", optarg, 0, 0.49); break;
 		case OPT_DENSITY: v.density = parse_double("--density", optarg, 0, 100); break;
-		case OPT_SHAPE: o->sp.shape = parse_double("--shape", optarg, 0, 1e12); break;
+		case OPT_SHAPE: o->sp.shape = parse_double("--shape", optarg, 0, 1e12); given.shape = 1; break;
+		case OPT_DYNAMIC: o->sp.dynamic = 1; break;
+		case OPT_DT: o->sp.dt = parse_double("--dt", optarg, 1e-9, 1e3); given.dt = 1; break;
+		case OPT_GRAVITY: parse_gravity(optarg, o->sp.gravity); given.gravity = 1; break;
+		case OPT_PIN:
+			if (o->npins == MAX_PINS)
+				usage_fail("--pin: at most %d pins", MAX_PINS);
+			parse_pin(optarg, &o->pins[o->npins++]);
+			break;
 		case OPT_BODY:
 			if (o->nbodies == MAX_BODIES)
 				usage_fail("--body: at most %d bodies", MAX_BODIES);
@@ -217,6 +266,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    strcmp(o->device, "auto"))
 		usage_fail("--device: '%s' is not cpu, cuda or auto", o->device);
 	apply(&o->sp.mat, &v);
+	dynamic_defaults(&o->sp, &given);
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
 }
@@ -342,6 +392,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 	struct problem p;
 	struct solve_result r;
 	struct error e;
+	if (pins_apply(g, o->pins, o->npins, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	if (problem_init(&p, g, &o->sp, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	if (p.seams.nopen)
@@ -367,7 +419,11 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (!x)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	memcpy(x->data, p.x, p.n * 3 * sizeof(float));
+	if (dynamic_store(&p, g, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	report(o, gpu, l, &p, &r);
+	if (o->sp.dynamic)
+		dynamic_report(&p, &r.k, l->stats, l->name, l->grid, o->quiet);
 	problem_free(&p);
 }
 

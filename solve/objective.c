@@ -126,7 +126,9 @@ int problem_init(struct problem *p, struct grid *g,
 		return -1;
 	const struct grid_channel *x = grid_find(g, "x");
 	memcpy(p->x, x ? x->data : p->rest, bytes);
-	return seams_init(&p->seams, g, sp->seam * sp->mat.stretch, e);
+	if (seams_init(&p->seams, g, sp->seam * sp->mat.stretch, e))
+		return -1;
+	return dynamic_init(p, g, sp, lc.mass, e);
 }
 
 void problem_free(struct problem *p)
@@ -143,6 +145,7 @@ void problem_free(struct problem *p)
 		free(p->prox);
 	}
 	seams_free(&p->seams);
+	dynamic_free(p->dyn);
 	memset(p, 0, sizeof *p);
 }
 
@@ -173,6 +176,10 @@ static double extra_vertex_energy(const struct problem *p, const float *x,
 			p->prox->list + v * (size_t)p->prox->k,
 			proximity_kept(p->prox, v), p->self_radius,
 			p->self_k);
+	if (p->dyn && p->mov[v])
+		en += dynamic_inertia_energy(&p->dyn->cd, x + 3 * v,
+			p->dyn->xhat ? p->dyn->xhat + 3 * v : NULL) +
+		      dynamic_gravity_energy(&p->dyn->cd, x + 3 * v);
 	return en;
 }
 

@@ -14,6 +14,7 @@
 #include "proximity.h"
 #include "collide.h"
 #include "seam_link.h"
+#include "dynamic.h"
 #include "solver.h"
 
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
@@ -41,6 +42,9 @@ struct solve_params {
 	int pcg_restart;         /* pcg: steepest (block) step every n */
 	int self;                /* self collision */
 	int cheb_delay;          /* outer iterations before Chebyshev */
+	int dynamic;             /* one implicit Euler step (dynamic.c) */
+	double dt;               /* its length, s */
+	double gravity[3];       /* m/s²; all 0: no gravity */
 };
 
 /* The seams (seam.c): one spring per seam vertex to its partner point,
@@ -90,6 +94,7 @@ struct problem {
 	 * half-planes and the self-collision set-up (main.c times them), and
 	 * the list refreshes of the iterations, on either backend */
 	double body_setup_seconds, self_setup_seconds, self_refresh_seconds;
+	struct dynamic *dyn;     /* momentum and gravity, NULL when off */
 };
 
 /* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
@@ -181,6 +186,64 @@ static inline void seam_vertex(const struct seams *s, size_t v, const float *x,
 		seam_term(s->at, s->grad, s->diag, v, x, x0, g, d);
 }
 
+/* dynamic.c: the dynamic mode's state.  x_t, the positions at the start
+ * of the step, and xhat = 2 x_t - x_{t-dt} are NULL in a quasistatic
+ * solve with gravity. */
+struct dynamic {
+	struct dynamic_coef c;
+	struct dynamic_coef_d cd;
+	double mass, dt;         /* kg per vertex, s */
+	float *xt, *xhat;
+};
+
+/* The momentum and gravity on vertex v at xv; adds to g and d. */
+static inline void dynamic_vertex(const struct dynamic *dyn, size_t v,
+				  const float *xv, vec3 *g, float *d)
+{
+	if (dyn)
+		dynamic_vertex_grad(&dyn->c, xv, dyn->xhat ? dyn->xhat + 3 * v :
+				    NULL, g, d);
+}
+
+/* Whether the options ask for the dynamic state (dynamic mode or
+ * gravity). */
+int dynamic_wanted(const struct solve_params *sp);
+/* p->dyn from the options and the grid (called by problem_init once p->x
+ * holds x_t): x_{t-dt} is the grid's xprev channel, or x_t when it has
+ * none (at rest); the moving vertices of p->x start at xhat.  mass: kg
+ * per vertex. */
+int dynamic_init(struct problem *p, const struct grid *g,
+		 const struct solve_params *sp, double mass, struct error *e);
+void dynamic_free(struct dynamic *dyn);
+/* After a dynamic step: the grid's xprev channel set to x_t (its x
+ * channel is the caller's). */
+int dynamic_store(const struct problem *p, struct grid *g, struct error *e);
+/* The energies after a step, at p->x, k the check there (J). */
+struct dynamic_energy {
+	double kinetic;          /* sum 0.5 m |x - x_t|² / dt² */
+	double gravity;          /* sum -m g.x */
+	double internal;         /* everything else the objective holds:
+				    elastic, bending, seams, shape, contact */
+	double total;
+};
+void dynamic_energy(const struct problem *p, const struct check *k,
+		    struct dynamic_energy *en);
+/* The energies as a JSON line on stats (when not NULL) and a line on
+ * standard error (unless quiet); name and grid say which grid. */
+void dynamic_report(const struct problem *p, const struct check *k,
+		    FILE *stats, const char *name, int grid, int quiet);
+
+/* --pin: the cloth vertices within radius metres of pattern point
+ * (u, v), or with radius 0 the nearest cloth vertex (within two cells),
+ * get MASK_FIXED in the grid's mask.  A grid without a u8 mask is left
+ * for problem_init to refuse. */
+struct pin { double u, v, radius; };
+int pins_apply(struct grid *g, const struct pin *pins, int npins,
+	       struct error *e);
+/* Option values: "gx,gy,gz" and "u,v[,radius]"; usage errors exit 2. */
+void parse_gravity(const char *s, double g[3]);
+void parse_pin(const char *s, struct pin *pin);
+
 /* Every term of vertex v's gradient beyond the grid energies that
  * solve_vertex_grad computes from the vertex's neighbourhood: the seams
  * and self collision.  xv is where v is now (in a block's tile, say),
@@ -193,6 +256,7 @@ static inline void extra_vertex(const struct problem *p, size_t v,
 {
 	seam_vertex(&p->seams, v, xv, x0 + 3 * v, g, d);
 	self_vertex(p, v, xv, x0, g, d);
+	dynamic_vertex(p->dyn, v, xv, g, d);  /* momentum, gravity */
 }
 
 /* rows.c: solve_vertex_grad for n consecutive vertices of a row, every
