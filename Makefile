@@ -69,10 +69,17 @@ BIN      = $(PROGRAMS:%=$(BINDIR)/pleat-%)
 TEST_SRC = $(wildcard tests/unit/*.c)
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SCRIPTS  = $(wildcard scripts/pleat-*)
+SCRIPT_BIN = $(SCRIPTS:scripts/%=$(BINDIR)/%)
 
 CU_TEST  = $(if $(filter 1,$(CUDA)),$(BUILD)/tests/test_cuda)
 
 all: $(BIN) $(TEST_BIN) $(CU_TEST)
+all: $(SCRIPT_BIN)
+
+# The driver scripts (pleat-frame) are programs too: copied into bin/.
+$(SCRIPT_BIN): $(BINDIR)/%: scripts/%
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -156,12 +163,18 @@ install: all
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 755 $(SCRIPT_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/pleat
+	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -m 644 mk/pleat-shot.mk $(DESTDIR)$(PREFIX)/share/pleat/
+	install -m 755 examples/farm/* $(DESTDIR)$(PREFIX)/share/pleat/
 
 lint-man:
-	mandoc -T lint -W warning man/man1/*.1 man/man5/*.5
+	mandoc -T lint -W warning man/man1/*.1 man/man5/*.5 man/man7/*.7
 
 clean:
 	rm -rf build $(BIN)
+	rm -f $(SCRIPT_BIN)
 
 .PHONY: all cuda test san test-san bench example install lint-man clean
 
