@@ -118,7 +118,8 @@ static void inner_iteration(const struct problem *p, const float *x0,
 	for (int q = 0; q < t->nact; q++) {
 		vec3 g = v3(t->gx[q], t->gy[q], t->gz[q]);
 		float d = t->d[q];
-		extra_vertex(p, t->gv[q], t->x + 3 * t->at[q], x0, &g, &d);
+		extra_vertex(p, t->gv[q], t->x + 3 * t->at[q], BLOCK_T, x0, &g,
+			     &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
 	}
 	for (int q = 0; q < t->nact; q++) {

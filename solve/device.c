@@ -34,6 +34,13 @@ const char *device_choose(const char *want, const struct solve_params *sp)
 	if (strcmp(want, "cpu") == 0)
 		return NULL;
 	int explicit = strcmp(want, "cuda") == 0;
+	if (sp->effects.air > 0 || sp->effects.inflate > 0 ||
+	    sp->effects.fill_depth > 0) {
+		if (explicit)
+			usage_fail("--device cuda: inflation and filling run on "
+				   "the CPU only");
+		return NULL;
+	}
 	if (sp->method == METHOD_PCG) {
 		if (explicit)
 			usage_fail("--device cuda: the pcg method runs on the CPU "

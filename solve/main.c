@@ -23,6 +23,8 @@ static const char usage_text[] =
 "                   [--dynamic] [--dt s] [--gravity gx,gy,gz] [--pin u,v[,r]]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
 "                   [--rho r] [--inner-rho r] [--device device]\n"
+"                   [--air Pa] [--inflate Pa] [--fill m]\n"
+"                   [--fill-stiffness N/m3]\n"
 "                   [--stats file] [--progress] [-q] [file ...]\n"
 "\n"
 "Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
@@ -63,6 +65,12 @@ static const char usage_text[] =
 "      --inner-rho R    block: inner Chebyshev radius (default 0.75;\n"
 "                       0: off)\n"
 "      --device D       cpu, cuda or auto (default auto)\n"
+"      --air P          inflate with air at pressure P, Pa, on the\n"
+"                       enclosed volume (normals from the iterate)\n"
+"      --inflate P      inflate with pressure P, Pa, along the rest\n"
+"                       shape's normals (cheaper; no neighbours)\n"
+"      --fill D         a stuffing layer D metres thick under the cloth\n"
+"      --fill-stiffness K  the stuffing's stiffness, N/m3 (default 1e6)\n"
 "      --stats FILE     write a JSON line per energy check to FILE\n"
 "      --progress       report each energy check on standard error\n"
 "  -q, --quiet          no summary line per grid\n"
@@ -93,7 +101,8 @@ struct options {
 enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
        OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM,
-       OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF };
+       OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF,
+       OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K };
 enum { OPT_DYNAMIC = 512, OPT_DT, OPT_GRAVITY, OPT_PIN };
 
 static const struct option longopts[] = {
@@ -122,6 +131,10 @@ static const struct option longopts[] = {
 	{"inner-rho", required_argument, NULL, OPT_INNER_RHO},
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"stats", required_argument, NULL, OPT_STATS},
+	{"air", required_argument, NULL, OPT_AIR},
+	{"inflate", required_argument, NULL, OPT_INFLATE},
+	{"fill", required_argument, NULL, OPT_FILL},
+	{"fill-stiffness", required_argument, NULL, OPT_FILL_K},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -208,8 +221,22 @@ static void apply(struct material *m, const struct overrides *v)
 	if (!isnan(v->density)) m->density = v->density;
 }
 
+/* --air and --inflate are two models of one pressure; the stuffing's
+ * stiffness means nothing without a stuffing. */
+static void check_effects(struct inflate_coef *c, double fill_k)
+{
+	if (c->air > 0 && c->inflate > 0)
+		usage_fail("--air and --inflate are two models of the same "
+			   "pressure: give one of them");
+	if (!isnan(fill_k) && !(c->fill_depth > 0))
+		usage_fail("--fill-stiffness: no stuffing to stiffen: give "
+			   "--fill too");
+	c->fill_k = (float)(isnan(fill_k) ? 1e6 : fill_k);
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
+	double fill_k = NAN;
 	struct overrides v = {NAN, NAN, NAN, NAN};
 	struct dynamic_given given = {0, 0, 0};
 	const struct material *preset;
@@ -256,6 +283,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_INNER_RHO: o->sp.inner_rho = parse_double("--inner-rho", optarg, 0, 0.9999); break;
 		case OPT_DEVICE: o->device = optarg; break;
 		case OPT_STATS: o->stats = optarg; break;
+		case OPT_AIR: o->sp.effects.air = (float)parse_double("--air", optarg, 0, 1e6); break;
+		case OPT_INFLATE: o->sp.effects.inflate = (float)parse_double("--inflate", optarg, 0, 1e6); break;
+		case OPT_FILL: o->sp.effects.fill_depth = (float)parse_double("--fill", optarg, 1e-6, 1); break;
+		case OPT_FILL_K: fill_k = parse_double("--fill-stiffness", optarg, 1e-3, 1e12); break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -267,6 +298,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage_fail("--device: '%s' is not cpu, cuda or auto", o->device);
 	apply(&o->sp.mat, &v);
 	dynamic_defaults(&o->sp, &given);
+	check_effects(&o->sp.effects, fill_k);
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
 }

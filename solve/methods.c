@@ -27,7 +27,7 @@ static void gd_vertex(const struct problem *p, const float *x, size_t v,
 	const float *xv = x + 3 * v;
 	vec3 s = v3(0.0f, 0.0f, 0.0f);
 	if (p->mov[v]) {
-		extra_vertex(p, v, xv, x, &g, &d);
+		extra_vertex(p, v, xv, p->w, x, &g, &d);
 		s = solve_vertex_step(g, d, p->c.step);
 	}
 	out[3 * v] = xv[0] + s.x;

@@ -126,6 +126,8 @@ int problem_init(struct problem *p, struct grid *g,
 		return -1;
 	const struct grid_channel *x = grid_find(g, "x");
 	memcpy(p->x, x ? x->data : p->rest, bytes);
+	if (inflation_init(p, &sp->effects, e))
+		return -1;
 	if (seams_init(&p->seams, g, sp->seam * sp->mat.stretch, e))
 		return -1;
 	return dynamic_init(p, g, sp, lc.mass, e);
@@ -146,6 +148,7 @@ void problem_free(struct problem *p)
 	}
 	seams_free(&p->seams);
 	dynamic_free(p->dyn);
+	inflation_free(&p->infl);
 	memset(p, 0, sizeof *p);
 }
 
@@ -166,7 +169,8 @@ static void rows_to_double(const struct problem *p, const float *x, int j,
 }
 
 /* Vertex v's share of the terms of extra_vertex (solve.h) but the
- * seams, whose energy seams_update sums per link. */
+ * seams, whose energy seams_update sums per link.  Every vertex has its
+ * share, moving or not (the air's volume is the whole surface's). */
 static double extra_vertex_energy(const struct problem *p, const float *x,
 				  size_t v)
 {
@@ -180,6 +184,8 @@ static double extra_vertex_energy(const struct problem *p, const float *x,
 		en += dynamic_inertia_energy(&p->dyn->cd, x + 3 * v,
 			p->dyn->xhat ? p->dyn->xhat + 3 * v : NULL) +
 		      dynamic_gravity_energy(&p->dyn->cd, x + 3 * v);
+	en += inflate_energy(&p->infl, v, x + 3 * v, p->w, p->nbr[v],
+			     p->rest + 3 * v);
 	return en;
 }
 
@@ -244,7 +250,7 @@ static void check_row(const struct problem *p, const float *x, int j,
 		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
 		vec3 g = v3(gx[i], gy[i], gz[i]);
 		float d = gd[i];
-		extra_vertex(p, v, x + 3 * v, x, &g, &d);
+		extra_vertex(p, v, x + 3 * v, p->w, x, &g, &d);
 		g2 += (double)v3_norm2(g);
 		/* one ulp of each coordinate: first order through the
 		 * gradient, second order through the preconditioner */
@@ -312,7 +318,7 @@ static void gradient_vertex(const struct problem *p, const float *x,
 			    size_t v, vec3 g, float d, void *grad)
 {
 	if (p->mov[v])
-		extra_vertex(p, v, x + 3 * v, x, &g, &d);
+		extra_vertex(p, v, x + 3 * v, p->w, x, &g, &d);
 	v3_store((float *)grad + 3 * v, g);
 }
 

@@ -16,6 +16,7 @@
 #include "seam_link.h"
 #include "dynamic.h"
 #include "solver.h"
+#include "inflate.h"
 
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
 
@@ -45,6 +46,7 @@ struct solve_params {
 	int dynamic;             /* one implicit Euler step (dynamic.c) */
 	double dt;               /* its length, s */
 	double gravity[3];       /* m/s²; all 0: no gravity */
+	struct inflate_coef effects;  /* --air, --inflate, --fill */
 };
 
 /* The seams (seam.c): one spring per seam vertex to its partner point,
@@ -95,6 +97,7 @@ struct problem {
 	 * the list refreshes of the iterations, on either backend */
 	double body_setup_seconds, self_setup_seconds, self_refresh_seconds;
 	struct dynamic *dyn;     /* momentum and gravity, NULL when off */
+	struct inflation infl;   /* air, inflate and fill (inflate.c) */
 };
 
 /* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
@@ -168,6 +171,12 @@ void problem_rows(const struct problem *p, const float *x,
 void problem_gradient(const struct problem *p, const float *x, float *grad);
 /* sum a.b over the moving vertices, in an order fixed by the grid. */
 double problem_dot(const struct problem *p, const float *a, const float *b);
+
+/* inflate.c: p->infl from the options and the rest shape (the rest
+ * normals when inflate or fill is on); problem_init calls it. */
+int inflation_init(struct problem *p, const struct inflate_coef *c,
+		   struct error *e);
+void inflation_free(struct inflation *f);
 
 /* seam.c: the links from the grid's seam channel (none when it has no
  * seam channel or k is 0); seams_update computes every link's force and
@@ -249,14 +258,17 @@ void parse_pin(const char *s, struct pin *pin);
  * and self collision.  xv is where v is now (in a block's tile, say),
  * x0 the iterate that terms reaching farther than the tile read other
  * vertices from (the start of the outer iteration for the block method).
- * Adds to g and d. */
+ * Adds to g and d.
+ * Also inflation and filling (inflate.h), whose air reads xv's ring
+ * neighbours at row pitch `pitch` (BLOCK_T in a tile, w in the grid). */
 static inline void extra_vertex(const struct problem *p, size_t v,
-				const float *xv, const float *x0, vec3 *g,
-				float *d)
+				const float *xv, int pitch, const float *x0,
+				vec3 *g, float *d)
 {
 	seam_vertex(&p->seams, v, xv, x0 + 3 * v, g, d);
 	self_vertex(p, v, xv, x0, g, d);
 	dynamic_vertex(p->dyn, v, xv, g, d);  /* momentum, gravity */
+	inflate_grad(&p->infl, v, xv, pitch, p->nbr[v], p->rest + 3 * v, g, d);
 }
 
 /* rows.c: solve_vertex_grad for n consecutive vertices of a row, every

@@ -435,7 +435,7 @@ static void block_reference(const struct problem *p, const float *x,
 						p->rest + 3 * v,
 						gather_at(p, v), p->nbr[v],
 						(i + j) & 1, &p->c, &g, &d);
-					extra_vertex(p, v, xv, x, &g, &d);
+					extra_vertex(p, v, xv, BLOCK_T, x, &g, &d);
 					v3_store(step + 3 * q, solve_vertex_step(
 						g, d, p->c.step));
 					continue;
