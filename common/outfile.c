@@ -35,6 +35,22 @@ static void track(char *tmp, int on)
 		}
 }
 
+static int open_in_place(struct outfile *o, const char *path, int binary,
+			 struct error *e)
+{
+	o->f = fopen(path, "wb");
+	if (!o->f)
+		return error_set(e, "cannot open %s: %s", path, strerror(errno));
+	if (binary && is_terminal(o->f)) {
+		fclose(o->f);
+		o->f = NULL;
+		return error_set(e, "refusing to write binary data to a "
+				 "terminal (%s)", path);
+	}
+	widen_pipe(fileno(o->f));
+	return 0;
+}
+
 int outfile_open(struct outfile *o, const char *path, int binary,
 		 struct error *e)
 {
@@ -48,6 +64,11 @@ int outfile_open(struct outfile *o, const char *path, int binary,
 		widen_pipe(fileno(stdout));
 		return 0;
 	}
+	/* A device or a FIFO (/dev/null, a named pipe) is written in place:
+	 * a temporary file renamed over it would replace the device. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_in_place(o, path, binary, e);
 	size_t n = strlen(path) + 16;
 	o->tmp = xmalloc(n);
 	snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
@@ -81,6 +102,8 @@ int outfile_close(struct outfile *o, struct error *e)
 	if (fflush(o->f) == EOF || ferror(o->f))
 		err = errno ? errno : EIO;
 	if (!o->tmp) {
+		if (o->f != stdout && fclose(o->f) == EOF && !err)
+			err = errno;
 		o->f = NULL;
 		return err ? error_set(e, "%s: write failed: %s",
 				       strcmp(o->path, "-") ? o->path : "stdout",
@@ -102,6 +125,8 @@ int outfile_close(struct outfile *o, struct error *e)
 
 void outfile_abort(struct outfile *o)
 {
+	if (!o->tmp && o->f && o->f != stdout)
+		fclose(o->f);
 	if (o->tmp) {
 		fclose(o->f);
 		unlink(o->tmp);

@@ -3,7 +3,8 @@
  * A named output is written to a temporary file beside it and renamed over
  * the real name only when complete; if the program dies first (an error,
  * exit(1)), the temporary file is removed at exit.  "-" is standard
- * output, where binary data is refused when it is a terminal.
+ * output, where binary data is refused when it is a terminal.  A name
+ * that is not a regular file (/dev/null, a FIFO) is written in place.
  */
 #ifndef PLEAT_OUTFILE_H
 #define PLEAT_OUTFILE_H

@@ -132,3 +132,10 @@ fails() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "pleat-frame 0.1.0" ]
 }
+
+@test "-o /dev/null is written to, not replaced (pleat-frame, pleat-drape)" {
+	pleat-frame -l 192 -n 4 -o /dev/null "$W/a.obj"
+	[ -c /dev/null ]
+	pleat-drape -f 2 -s 16 -n 8 -o /dev/null
+	[ -c /dev/null ]
+}

@@ -171,6 +171,20 @@ expect_error() {
 	[[ "$output" == *"refusing to write binary data to a terminal"* ]]
 }
 
+@test "an output that is a device or a FIFO is written in place, not replaced" {
+	# -o /dev/null: written to, and still the character device
+	pleat-grid cat -o /dev/null "$W/one.grid"
+	[ -c /dev/null ]
+	[ -z "$(ls -a /dev | grep 'null\.tmp')" ]
+	# -o FIFO: the reader at the other end gets the grid
+	mkfifo "$W/fifo"
+	cat "$W/fifo" > "$W/through.grid" &
+	pleat-grid cat -o "$W/fifo" "$W/one.grid"
+	wait
+	[ -p "$W/fifo" ]
+	cmp "$W/one.grid" "$W/through.grid"
+}
+
 @test "a failed stage leaves no half-written output file" {
 	n=$(wc -c < "$W/one.grid")
 	head -c $((n - 7)) "$W/one.grid" > "$W/t.grid"
