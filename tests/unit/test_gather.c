@@ -33,6 +33,7 @@
 #include "grid.h"
 #include "material.h"
 #include "util.h"
+#include "unit.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
@@ -43,26 +44,6 @@ static double urand(void)  /* uniform in [-1, 1) */
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	z ^= z >> 31;
 	return (double)(z >> 11) / 4503599627370496.0 - 1.0;
-}
-
-static void load(const char *path, struct grid *g)
-{
-	struct error e;
-	if (grid_load(path, g, &e)) {
-		fprintf(stderr, "%s\n", e.msg);
-		exit(1);
-	}
-}
-
-static void *channel(const struct grid *g, const char *name, enum grid_type t,
-		     int comps)
-{
-	struct grid_channel *c = grid_find_typed(g, name, t, comps);
-	if (!c) {
-		fprintf(stderr, "no channel %s\n", name);
-		exit(1);
-	}
-	return c->data;
 }
 
 static int cmd_lift(const char *in, const char *out, double pert)

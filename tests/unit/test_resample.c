@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "grid.h"
+#include "unit.h"
 
 /* The rigid motion of the square: a rotation about an oblique axis and a
  * translation, so that interpolation errors cannot hide in zeros. */
@@ -40,26 +41,6 @@ static int square_obj(void)
 		printf("vt %g %g\n", uv[k][0], uv[k][1]);
 	printf("f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n");
 	return 0;
-}
-
-static void load(const char *path, struct grid *g)
-{
-	struct error e;
-	if (grid_load(path, g, &e)) {
-		fprintf(stderr, "%s\n", e.msg);
-		exit(1);
-	}
-}
-
-static void *channel(const struct grid *g, const char *name, enum grid_type t,
-		     int comps)
-{
-	struct grid_channel *c = grid_find_typed(g, name, t, comps);
-	if (!c) {
-		fprintf(stderr, "no channel %s\n", name);
-		exit(1);
-	}
-	return c->data;
 }
 
 static int square_check(const char *path)

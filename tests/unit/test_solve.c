@@ -46,26 +46,7 @@
 #include "grid.h"
 #include "util.h"
 #include "../../solve/solve.h"
-
-static void load(const char *path, struct grid *g)
-{
-	struct error e;
-	if (grid_load(path, g, &e)) {
-		fprintf(stderr, "%s\n", e.msg);
-		exit(1);
-	}
-}
-
-static void *channel(const struct grid *g, const char *name, enum grid_type t,
-		     int comps)
-{
-	struct grid_channel *c = grid_find_typed(g, name, t, comps);
-	if (!c) {
-		fprintf(stderr, "no channel %s\n", name);
-		exit(1);
-	}
-	return c->data;
-}
+#include "unit.h"
 
 /* A fresh x channel (any old one removed), uninitialised. */
 static float *new_x(struct grid *g)
