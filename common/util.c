@@ -186,3 +186,17 @@ void widen_pipe(int fd)
 	(void)fd;
 #endif
 }
+
+FILE **open_input_files(char **files, int n)
+{
+	FILE **f = xmalloc_array((size_t)n, sizeof *f);
+	for (int k = 0; k < n; k++) {
+		if (strcmp(files[k], "-") == 0) {
+			f[k] = stdin;
+			widen_pipe(fileno(stdin));
+		} else if (!(f[k] = fopen(files[k], "rb"))) {
+			die("cannot open %s: %s", files[k], strerror(errno));
+		}
+	}
+	return f;
+}

@@ -53,6 +53,10 @@ void *big_alloc(size_t size);
  * a pipe, so that grids stream between stages with fewer context switches;
  * does nothing otherwise. */
 void widen_pipe(int fd);
+/* Opens the input files of a program ("-" is standard input, its pipe
+ * widened), all of them before anything is written, so that a missing
+ * file is an error (die) with nothing on the output. */
+FILE **open_input_files(char **files, int n);
 
 /* Overflow-checked size arithmetic: return 0 and store the result, or
  * return -1 when the result does not fit. */

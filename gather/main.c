@@ -281,12 +281,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
-	FILE **in = xmalloc_array((size_t)nfiles, sizeof *in);
-	for (int k = 0; k < nfiles; k++)
-		if (strcmp(files[k], "-") == 0)
-			in[k] = stdin;
-		else if (!(in[k] = fopen(files[k], "rb")))
-			die("cannot open %s: %s", files[k], strerror(errno));
+	FILE **in = open_input_files(files, nfiles);
 	if (outfile_open(&out, o.output, 1, &e))
 		die("%s", e.msg);
 	for (int k = 0; k < nfiles; k++) {

@@ -127,16 +127,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->nfiles = argc - optind;
 }
 
-static FILE *open_input(const char *name)
-{
-	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
-	if (!f)
-		die("cannot open %s: %s", name, strerror(errno));
-	if (f == stdin)
-		widen_pipe(fileno(stdin));
-	return f;
-}
-
 /* The grid the mode draws from (COARSE or PREV), loaded once.  Returns
  * 0, or -1 for a cold start: --cold-start and no such file. */
 static int load_source(const struct options *o, struct grid *src)
@@ -310,11 +300,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
-	/* every input opened before anything is written: a missing file is
-	 * an error with nothing on the output */
-	FILE **in = xmalloc_array((size_t)nfiles, sizeof *in);
-	for (int k = 0; k < nfiles; k++)
-		in[k] = open_input(files[k]);
+	FILE **in = open_input_files(files, nfiles);
 	if (o.mode == MODE_FLICKER)
 		flicker_all(&o, in, files, nfiles);
 	else

@@ -459,22 +459,6 @@ static void solve_grid(const struct options *o, struct listener *l,
 	problem_free(&p);
 }
 
-/* Every input opened before anything is written: a missing file is an
- * error with nothing on the output. */
-static FILE **open_inputs(char **files, int n)
-{
-	FILE **f = xmalloc_array((size_t)n, sizeof *f);
-	for (int k = 0; k < n; k++) {
-		if (strcmp(files[k], "-") == 0) {
-			f[k] = stdin;
-			widen_pipe(fileno(stdin));
-		} else if (!(f[k] = fopen(files[k], "rb"))) {
-			die("cannot open %s: %s", files[k], strerror(errno));
-		}
-	}
-	return f;
-}
-
 /* Solves the grids of one input; *nth counts the grids of all inputs. */
 static void solve_stream(const struct options *o, FILE *in, const char *name,
 			 FILE *out, FILE *stats, int *nth)
@@ -510,7 +494,7 @@ int main(int argc, char **argv)
 	o.gpu = device_choose(o.device, &o.sp);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
-	FILE **in = open_inputs(files, nfiles);
+	FILE **in = open_input_files(files, nfiles);
 	for (int k = 0; k < o.nbodies; k++)
 		if (body_load(&o.bodies[k], o.body_files[k], &e))
 			die("%s", e.msg);
