@@ -34,6 +34,10 @@ struct tile {
 	 * index then, -1 otherwise.  The vertices of the other rows, one by
 	 * one: scalar_q[0 .. nscalar-1]. */
 	int row_q[BLOCK_W];
+	/* and row_plain[b] when no vertex of it has a term beyond the grid
+	 * energies: its steps and moves are one vector loop too */
+	int row_plain[BLOCK_W];
+	int nother, other_q[INNER_N];  /* the vertices of the other rows */
 	int nvector, nscalar;
 	int scalar_q[INNER_N];
 	/* this inner iteration's gradients and preconditioners, by
@@ -41,12 +45,24 @@ struct tile {
 	float gx[INNER_N], gy[INNER_N], gz[INNER_N], d[INNER_N];
 };
 
-/* Copies the tile of block (bx, by) from x; vertices past the grid's
- * edge are zero and never read (their neighbour bits are clear). */
-static void tile_load(const struct problem *p, const float *x, int bx,
+/* Whether vertex v's step is its grid energies' alone: no term of
+ * extra_vertex reaches it (see inner_iteration). */
+static int vertex_plain(const struct problem *p, size_t v)
+{
+	return !p->prox && !p->dyn && p->infl.c.air == 0.0f &&
+	       !p->infl.normal &&
+	       !(p->seams.nlinks && p->seams.at[v] >= 0);
+}
+
+/* Copies the tile of block (bx, by) from x, a row at a time; vertices
+ * past the grid's edge are zero and never read (their neighbour bits are
+ * clear). */
+static void tile_copy(const struct problem *p, const float *x, int bx,
 		      int by, struct tile *t)
 {
 	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
+	int a0 = i0 < 0 ? -i0 : 0;
+	int a1 = p->w - i0 < BLOCK_T ? p->w - i0 : BLOCK_T;
 	for (int b = 0; b < BLOCK_T; b++) {
 		int j = j0 + b;
 		float *dst = t->x + 3 * b * BLOCK_T;
@@ -54,16 +70,21 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 			memset(dst, 0, 3 * BLOCK_T * sizeof(float));
 			continue;
 		}
-		for (int a = 0; a < BLOCK_T; a++) {
-			int i = i0 + a;
-			const float *src = x + 3 * ((size_t)j * (size_t)p->w + (size_t)i);
-			for (int k = 0; k < 3; k++)
-				dst[3 * a + k] = i < 0 || i >= p->w ? 0.0f : src[k];
-		}
+		memset(dst, 0, 3 * (size_t)a0 * sizeof(float));
+		memcpy(dst + 3 * a0,
+		       x + 3 * ((size_t)j * (size_t)p->w + (size_t)(i0 + a0)),
+		       3 * (size_t)(a1 - a0) * sizeof(float));
+		memset(dst + 3 * a1, 0, 3 * (size_t)(BLOCK_T - a1) * sizeof(float));
 	}
-	t->nact = t->nvector = t->nscalar = 0;
+}
+
+static void tile_load(const struct problem *p, const float *x, int bx,
+		      int by, struct tile *t)
+{
+	tile_copy(p, x, bx, by, t);
+	t->nact = t->nvector = t->nscalar = t->nother = 0;
 	for (int b = 0; b < BLOCK_W; b++) {
-		int q0 = t->nact, complete = 1;
+		int q0 = t->nact, complete = 1, plain = 1;
 		for (int a = 0; a < BLOCK_W; a++) {
 			int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
 			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
@@ -77,12 +98,17 @@ static void tile_load(const struct problem *p, const float *x, int bx,
 			t->parity[q] = (i + j) & 1;
 			complete &= !p->gather &&
 				    nbr_complete(p->nbr[v], t->parity[q]);
+			plain &= vertex_plain(p, v);
 		}
 		t->row_q[b] = complete ? q0 : -1;
+		t->row_plain[b] = complete && plain;
 		t->nvector += complete;
-		if (!complete)
-			for (int q = q0; q < t->nact; q++)
+		for (int q = q0; q < t->nact; q++) {
+			if (!complete)
 				t->scalar_q[t->nscalar++] = q;
+			if (!t->row_plain[b])
+				t->other_q[t->nother++] = q;
+		}
 	}
 }
 
@@ -109,28 +135,65 @@ static void tile_gradients(const struct problem *p, struct tile *t)
 	}
 }
 
+/* Row b's steps (no extra terms) and moves: the arithmetic of
+ * solve_vertex_step and cheb_mix, lane by lane, in two vector loops; the
+ * second runs over the row's 3 BLOCK_W coordinates, which lie one after
+ * another in the tile and in old. */
+static void move_plain_row(struct tile *t, int b, float step, float omega)
+{
+	int q0 = t->row_q[b];
+	float *x = t->x + 3 * t->at[q0], *old = t->old + 3 * q0;
+	const float *gx = t->gx + q0, *gy = t->gy + q0, *gz = t->gz + q0;
+	const float *d = t->d + q0;
+	float dx[3 * BLOCK_W];
+	#pragma omp simd
+	for (int a = 0; a < BLOCK_W; a++) {
+		int ok = d[a] > 0.0f;
+		float s = -step / d[a];
+		dx[3 * a] = ok ? gx[a] * s : 0.0f;
+		dx[3 * a + 1] = ok ? gy[a] * s : 0.0f;
+		dx[3 * a + 2] = ok ? gz[a] * s : 0.0f;
+	}
+	#pragma omp simd
+	for (int k = 0; k < 3 * BLOCK_W; k++) {
+		float now = x[k];
+		x[k] = cheb_mix(now + dx[k], old[k], omega);
+		old[k] = now;
+	}
+}
+
 /* One inner Jacobi iteration with Chebyshev weight omega: every step
- * from the same tile, then every move. */
+ * from the same tile, then every move.  The plain rows' steps need
+ * nothing but their gradients, so they are taken as they move, after
+ * every other vertex's step has read the tile. */
 static void inner_iteration(const struct problem *p, const float *x0,
 			    struct tile *t, float omega)
 {
 	tile_gradients(p, t);
-	for (int q = 0; q < t->nact; q++) {
+	for (int s = 0; s < t->nother; s++) {
+		int q = t->other_q[s];
 		vec3 g = v3(t->gx[q], t->gy[q], t->gz[q]);
 		float d = t->d[q];
 		extra_vertex(p, t->gv[q], t->x + 3 * t->at[q], BLOCK_T, x0, &g,
 			     &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
 	}
-	for (int q = 0; q < t->nact; q++) {
+	for (int b = 0; b < BLOCK_W; b++)
+		if (t->row_plain[b])
+			move_plain_row(t, b, p->c.step, omega);
+	for (int s = 0; s < t->nother; s++) {
+		int q = t->other_q[s];
 		float *xq = t->x + 3 * t->at[q], *oq = t->old + 3 * q;
 		for (int k = 0; k < 3; k++) {
 			float now = xq[k];
-			xq[k] = cheb_mix(now + t->step[3 * q + k], oq[k], omega);
+			xq[k] = cheb_mix(now + t->step[3 * q + k], oq[k],
+					 omega);
 			oq[k] = now;
 		}
-		project_vertex(p, t->gv[q], xq);
 	}
+	if (p->plane)
+		for (int q = 0; q < t->nact; q++)
+			project_vertex(p, t->gv[q], t->x + 3 * t->at[q]);
 }
 
 /* The interior of the tile back into out (every vertex of it: those
