@@ -17,7 +17,7 @@
  * x86-64): an AVX2 build next to the baseline one, picked at run time,
  * so that the binary stays portable. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define VECTOR_CLONES
 #endif
