@@ -38,8 +38,12 @@ struct tile {
 	 * energies: its steps and moves are one vector loop too */
 	int row_plain[BLOCK_W];
 	int nother, other_q[INNER_N];  /* the vertices of the other rows */
-	int nvector, nscalar;
-	int scalar_q[INNER_N];
+	/* the gradients: runs of complete vertices side by side in a row
+	 * (every full row is one) as vector loops, run_q0[r] the first and
+	 * run_n[r] the length of run r; the other vertices one by one,
+	 * scalar_q[0 .. nscalar-1] */
+	int nrun, run_q0[INNER_N], run_n[INNER_N];
+	int nscalar, scalar_q[INNER_N];
 	/* this inner iteration's gradients and preconditioners, by
 	 * component so that a row of them is one vector store */
 	float gx[INNER_N], gy[INNER_N], gz[INNER_N], d[INNER_N];
@@ -78,49 +82,59 @@ static void tile_copy(const struct problem *p, const float *x, int bx,
 	}
 }
 
-static void tile_load(const struct problem *p, const float *x, int bx,
-		      int by, struct tile *t)
+/* Copies the tile of block (bx, by) from x and sorts its moving
+ * vertices into runs, rows and the rest; 0 when none moves (then the
+ * tile is not copied). */
+static int tile_load(const struct problem *p, const float *x, int bx,
+		     int by, struct tile *t)
 {
-	tile_copy(p, x, bx, by, t);
-	t->nact = t->nvector = t->nscalar = t->nother = 0;
+	t->nact = t->nrun = t->nscalar = t->nother = 0;
 	for (int b = 0; b < BLOCK_W; b++) {
-		int q0 = t->nact, complete = 1, plain = 1;
+		int q0 = t->nact, full = 1, plain = 1, last = -2;
 		for (int a = 0; a < BLOCK_W; a++) {
 			int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
 			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
 			if (i >= p->w || j >= p->h || !p->mov[v]) {
-				complete = 0;
+				full = 0;
 				continue;
 			}
 			int q = t->nact++;
 			t->at[q] = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
 			t->gv[q] = v;
 			t->parity[q] = (i + j) & 1;
-			complete &= !p->gather &&
-				    nbr_complete(p->nbr[v], t->parity[q]);
 			plain &= vertex_plain(p, v);
-		}
-		t->row_q[b] = complete ? q0 : -1;
-		t->row_plain[b] = complete && plain;
-		t->nvector += complete;
-		for (int q = q0; q < t->nact; q++) {
-			if (!complete)
+			if (p->gather || !nbr_complete(p->nbr[v], t->parity[q])) {
+				full = 0;
 				t->scalar_q[t->nscalar++] = q;
-			if (!t->row_plain[b])
-				t->other_q[t->nother++] = q;
+				continue;
+			}
+			if (last == a - 1)
+				t->run_n[t->nrun - 1]++;
+			else {
+				t->run_q0[t->nrun] = q;
+				t->run_n[t->nrun++] = 1;
+			}
+			last = a;
 		}
+		t->row_q[b] = full ? q0 : -1;
+		t->row_plain[b] = full && plain;
+		if (!t->row_plain[b])
+			for (int q = q0; q < t->nact; q++)
+				t->other_q[t->nother++] = q;
 	}
+	if (t->nact)
+		tile_copy(p, x, bx, by, t);
+	return t->nact;
 }
 
 /* Every interior vertex's gradient of the grid energies into t->g*. */
 static void tile_gradients(const struct problem *p, struct tile *t)
 {
-	for (int b = 0; b < BLOCK_W && t->nvector; b++) {
-		int q = t->row_q[b];
-		if (q >= 0)
-			grad_run(&p->c, t->x + 3 * t->at[q], BLOCK_T,
-				 p->rest + 3 * t->gv[q], t->parity[q], BLOCK_W,
-				 t->gx + q, t->gy + q, t->gz + q, t->d + q);
+	for (int r = 0; r < t->nrun; r++) {
+		int q = t->run_q0[r];
+		grad_run(&p->c, t->x + 3 * t->at[q], BLOCK_T,
+			 p->rest + 3 * t->gv[q], t->parity[q], t->run_n[r],
+			 t->gx + q, t->gy + q, t->gz + q, t->d + q);
 	}
 	for (int s = 0; s < t->nscalar; s++) {
 		int q = t->scalar_q[s];
@@ -196,19 +210,20 @@ static void inner_iteration(const struct problem *p, const float *x0,
 			project_vertex(p, t->gv[q], t->x + 3 * t->at[q]);
 }
 
-/* The interior of the tile back into out (every vertex of it: those
- * that do not move carry their value through). */
-static void tile_store(const struct problem *p, const struct tile *t,
-		       int bx, int by, float *out)
+/* The interior of block (bx, by) into out from src, the block's first
+ * vertex at row pitch `pitch` (every vertex of it: those that do not
+ * move carry their value through). */
+static void block_store(const struct problem *p, const float *src,
+			int pitch, int bx, int by, float *out)
 {
+	int i0 = bx * BLOCK_W;
+	int m = p->w - i0 < BLOCK_W ? p->w - i0 : BLOCK_W;
 	for (int b = 0; b < BLOCK_W; b++) {
 		int j = by * BLOCK_W + b;
 		if (j >= p->h)
 			break;
-		int i0 = bx * BLOCK_W;
-		int m = p->w - i0 < BLOCK_W ? p->w - i0 : BLOCK_W;
 		memcpy(out + 3 * ((size_t)j * (size_t)p->w + (size_t)i0),
-		       t->x + 3 * ((b + BLOCK_HALO) * BLOCK_T + BLOCK_HALO),
+		       src + 3 * (size_t)b * (size_t)pitch,
 		       3 * (size_t)m * sizeof(float));
 	}
 }
@@ -225,14 +240,23 @@ void block_step(const struct problem *p, const float *x, float *out,
 		#pragma omp for schedule(dynamic, 16)
 		for (long b = 0; b < nblocks; b++) {
 			int bx = (int)(b % nbx), by = (int)(b / nbx);
-			tile_load(p, x, bx, by, &t);
+			size_t first = (size_t)by * BLOCK_W * (size_t)p->w +
+				       (size_t)bx * BLOCK_W;
+			if (!tile_load(p, x, bx, by, &t)) {
+				/* nothing moves: x carries through */
+				block_store(p, x + 3 * first, p->w, bx, by,
+					    out);
+				continue;
+			}
 			float omega = 1.0f;
-			for (int l = 0; l < inner && t.nact; l++) {
+			for (int l = 0; l < inner; l++) {
 				omega = inner_rho > 0 ?
 					cheb_omega(l, 1, inner_rho, omega) : 1.0f;
 				inner_iteration(p, x, &t, omega);
 			}
-			tile_store(p, &t, bx, by, out);
+			block_store(p, t.x + 3 * (BLOCK_HALO * BLOCK_T +
+						  BLOCK_HALO),
+				    BLOCK_T, bx, by, out);
 		}
 	}
 }
