@@ -167,25 +167,24 @@ PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
  * 1 + d - t = (s1 - 1)(s2 - 1) is second order.  The stress is
  *   P = 2 mu (F - R) + lambda tr(S - I) R = F S^-1 M,
  *   M = 2 mu (S - I) + lambda tr(S - I) I,  S^-1 = (t I - S) / d. */
-PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
-					EN_REAL muA, EN_REAL laA,
-					EN_REAL inv_h, EN_V *gv)
+/* The stress of a triangle whose deformation gradient is F = [f0 f1]:
+ * returns its energy A W(F) (see fem_triangle_rest for W) and, when n
+ * is not NULL, N = S^-1 M into n row by row, so that the first Piola
+ * stress is P = [f0 f1] N.  *point: F collapsed the triangle to a point
+ * (energy 2 mu A + 2 lambda A; N is then not a number to use). */
+PL_HD EN_REAL EN_SFX(fem_stress)(EN_V f0, EN_V f1, EN_REAL muA, EN_REAL laA,
+				 EN_REAL *n, int *point)
 {
-	/* F = [da db] Dm^-1 */
-	EN_V f0 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  m[0] * inv_h, da), m[2] * inv_h, db);
-	EN_V f1 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  m[3] * inv_h, db), m[1] * inv_h, da);
 	EN_REAL c00 = EN_SFX(en_dot)(f0, f0), c11 = EN_SFX(en_dot)(f1, f1);
 	EN_REAL c01 = EN_SFX(en_dot)(f0, f1);
 	EN_REAL det = c00 * c11 - c01 * c01;
 	EN_REAL d = EN_SQRT(EN_FABS(det));
 	EN_REAL t = EN_SQRT(c00 + c11 + 2 * d);
-	/* collapsed to a point: S = 0, R undefined; energy 2 mu A +
-	 * 2 lambda A, no gradient.  Chosen by selects, not a branch, so
-	 * that a row of vertices stays one vector loop. */
-	int point = !(t > 0);
-	t = point ? 1 : t;
+	/* collapsed to a point: S = 0, R undefined; no gradient.  Chosen
+	 * by selects, not a branch, so that a row of vertices stays one
+	 * vector loop. */
+	*point = !(t > 0);
+	t = *point ? 1 : t;
 	EN_REAL p = 1 + d - t;
 	/* one division for the four quotients by t: the divider is the
 	 * slowest unit this function uses, on every backend */
@@ -194,8 +193,8 @@ PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
 	EN_REAL e01 = c01 * it, tr = e00 + e11;
 	EN_REAL energy = muA * (e00 * e00 + e11 * e11 + 2 * e01 * e01) +
 			 EN_R(0.5) * laA * tr * tr;
-	energy = point ? 2 * muA + 2 * laA : energy;
-	if (!gv)
+	energy = *point ? 2 * muA + 2 * laA : energy;
+	if (!n)
 		return energy;
 
 	EN_REAL m00 = 2 * muA * e00 + laA * tr, m11 = 2 * muA * e11 + laA * tr;
@@ -206,17 +205,102 @@ PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
 	EN_REAL id = 1 / (d > dmin ? d : dmin);
 	EN_REAL i00 = (t - (c00 + d) * it) * id, i11 = (t - (c11 + d) * it) * id;
 	EN_REAL i01 = -e01 * id;
-	/* N = S^-1 M, P = [f0 f1] N */
-	EN_REAL n00 = i00 * m00 + i01 * m01, n01 = i00 * m01 + i01 * m11;
-	EN_REAL n10 = i01 * m00 + i11 * m01, n11 = i01 * m01 + i11 * m11;
+	n[0] = i00 * m00 + i01 * m01;
+	n[1] = i00 * m01 + i01 * m11;
+	n[2] = i01 * m00 + i11 * m01;
+	n[3] = i01 * m01 + i11 * m11;
+	return energy;
+}
+
+PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
+					EN_REAL muA, EN_REAL laA,
+					EN_REAL inv_h, EN_V *gv)
+{
+	/* F = [da db] Dm^-1 */
+	EN_V f0 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
+				  m[0] * inv_h, da), m[2] * inv_h, db);
+	EN_V f1 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
+				  m[3] * inv_h, db), m[1] * inv_h, da);
+	EN_REAL n[4];
+	int point;
+	EN_REAL energy = EN_SFX(fem_stress)(f0, f1, muA, laA,
+					    gv ? n : (EN_REAL *)0, &point);
+	if (!gv)
+		return energy;
 	/* gradient on v: -P Dm^-T (1, 1) */
 	EN_REAL cx = (m[0] + m[2]) * inv_h, cy = (m[3] + m[1]) * inv_h;
-	EN_REAL w0 = n00 * cx + n01 * cy, w1 = n10 * cx + n11 * cy;
+	EN_REAL w0 = n[0] * cx + n[1] * cy, w1 = n[2] * cx + n[3] * cy;
 	w0 = point ? 0 : w0;
 	w1 = point ? 0 : w1;
 	*gv = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0), -w0, f0),
 			      -w1, f1);
 	return energy;
+}
+
+/* The gradients of one cell's two triangles on its four corners, on the
+ * flat lattice: corners p00 = x_(i,j), p10, p01 and p11 (one more i, j,
+ * both), its lower triangle (p00, p10, p01) and its upper one (p10,
+ * p11, p01), the six-neighbour tessellation's.  The
+ * same triangles and stress as fem_grad's ring triangles, each computed
+ * once for its three corners: the sums over a vertex's four cells give
+ * its FEM gradient up to rounding. */
+struct EN_SFX(fem_cell) {
+	EN_V g00, g10, g01, g11;
+};
+
+/* P e_k / h for the stress N of F = [f0 f1] (P = [f0 f1] N): column k
+ * of P over h; zero for a triangle collapsed to a point. */
+PL_HD EN_V EN_SFX(fem_stress_column)(EN_V f0, EN_V f1, const EN_REAL n[4],
+				     int k, int point, EN_REAL inv_h)
+{
+	EN_V r = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
+				 n[k] * inv_h, f0), n[2 + k] * inv_h, f1);
+	return point ? EN_SFX(en_v)(0, 0, 0) : r;
+}
+
+PL_HD struct EN_SFX(fem_cell) EN_SFX(fem_cell_grad)(EN_V p00, EN_V p10,
+		EN_V p01, EN_V p11, const struct EN_SFX(energy_coef) *c)
+{
+	EN_REAL ih = c->inv_h, muA = c->fem_mu_area, laA = c->fem_lambda_area;
+	/* lower: F = [p10 - p00, p01 - p00] / h; upper: F = [p11 - p01,
+	 * p11 - p10] / h */
+	EN_V e10 = EN_SFX(en_sub)(p10, p00), e01 = EN_SFX(en_sub)(p01, p00);
+	EN_V u10 = EN_SFX(en_sub)(p11, p01), u01 = EN_SFX(en_sub)(p11, p10);
+	EN_V f0 = EN_SFX(en_v)(e10.x * ih, e10.y * ih, e10.z * ih);
+	EN_V f1 = EN_SFX(en_v)(e01.x * ih, e01.y * ih, e01.z * ih);
+	EN_V h0 = EN_SFX(en_v)(u10.x * ih, u10.y * ih, u10.z * ih);
+	EN_V h1 = EN_SFX(en_v)(u01.x * ih, u01.y * ih, u01.z * ih);
+	EN_REAL nl[4], nu[4];
+	int pl, pu;
+	EN_SFX(fem_stress)(f0, f1, muA, laA, nl, &pl);
+	EN_SFX(fem_stress)(h0, h1, muA, laA, nu, &pu);
+	EN_V a0 = EN_SFX(fem_stress_column)(f0, f1, nl, 0, pl, ih);
+	EN_V a1 = EN_SFX(fem_stress_column)(f0, f1, nl, 1, pl, ih);
+	EN_V b0 = EN_SFX(fem_stress_column)(h0, h1, nu, 0, pu, ih);
+	EN_V b1 = EN_SFX(fem_stress_column)(h0, h1, nu, 1, pu, ih);
+	/* dE/d[da db] = P Dm^-T.  Lower (Dm = h I): p10 gets column 0, p01
+	 * column 1, p00 minus both.  Upper, seen from p10 with edges to p11
+	 * and p01 (h Dm^-1 = [[1, 1], [-1, 0]]): p11 gets both columns,
+	 * p01 minus column 0, p10 minus column 1. */
+	struct EN_SFX(fem_cell) r;
+	r.g00 = EN_SFX(en_v)(-(a0.x + a1.x), -(a0.y + a1.y), -(a0.z + a1.z));
+	r.g10 = EN_SFX(en_sub)(a0, b1);
+	r.g01 = EN_SFX(en_sub)(a1, b0);
+	r.g11 = EN_SFX(en_v)(b0.x + b1.x, b0.y + b1.y, b0.z + b1.z);
+	return r;
+}
+
+/* Ring triangle r's share of a vertex's FEM preconditioner (see
+ * fem_grad), from its rest shape m and area factor. */
+PL_HD EN_REAL EN_SFX(fem_vertex_diag)(const struct EN_SFX(energy_coef) *c,
+				      const EN_REAL m[4], EN_REAL area)
+{
+	/* A (2 mu + lambda) |grad phi_v|², the largest eigenvalue of the
+	 * linearised block; grad phi_v = -Dm^-T (1, 1), on the flat
+	 * lattice |a - b| / h */
+	EN_REAL gx = m[0] + m[2], gy = m[3] + m[1];
+	return (2 * (c->fem_mu_area * area) + c->fem_lambda_area * area) *
+	       (gx * gx + gy * gy) * c->inv_h * c->inv_h;
 }
 
 /* Ring triangle r's rest shape: h Dm^-1 into m and the factor of its rest
@@ -286,14 +370,21 @@ PL_HD void EN_SFX(fem_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 		EN_REAL m[4], area;
 		EN_SFX(fem_ring)(x, pitch, r, c, S, spitch, m, &area, &gv);
 		*grad = EN_SFX(en_axpy)(*grad, 1, gv);
-		/* A (2 mu + lambda) |grad phi_v|², the largest eigenvalue of
-		 * the linearised block; grad phi_v = -Dm^-T (1, 1), on the
-		 * flat lattice |a - b| / h */
-		EN_REAL gx = m[0] + m[2], gy = m[3] + m[1];
-		*diag += (2 * (c->fem_mu_area * area) +
-			  c->fem_lambda_area * area) *
-			 (gx * gx + gy * gy) * c->inv_h * c->inv_h;
+		*diag += EN_SFX(fem_vertex_diag)(c, m, area);
 	}
+}
+
+/* The FEM preconditioner of a vertex with all six ring triangles on the
+ * flat lattice: fem_grad's sum, in its order. */
+PL_HD EN_REAL EN_SFX(fem_diag_regular)(const struct EN_SFX(energy_coef) *c)
+{
+	EN_REAL d = 0;
+	for (int r = 0; r < 6; r++) {
+		EN_REAL m[4];
+		EN_REAL area = EN_SFX(fem_rest)(r, (const float *)0, 0, m);
+		d += EN_SFX(fem_vertex_diag)(c, m, area);
+	}
+	return d;
 }
 
 PL_HD EN_REAL EN_SFX(fem_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
@@ -341,29 +432,22 @@ PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
 	return kx;
 }
 
-/* The constant stencil, over the neighbours present (all of them on the
- * fast path): gradient sum_u S_u (x_u - x_v) and, for BEND_COLLAPSE, the
- * energy share -1/4 sum_u S_u |x_u - x_v|².
- *
- * complete: every bending neighbour of both parities can be read (a
- * vertex two cells inside a block's tile).  Then the far neighbours an
- * odd vertex does not have are read anyway and weighted 0, which adds
- * exact zeros, so that a row of vertices of both parities runs as one
- * vector loop with the same numbers. */
+/* The constant stencil, over the neighbours present: gradient
+ * sum_u S_u (x_u - x_v) and, for BEND_COLLAPSE, the energy share
+ * -1/4 sum_u S_u |x_u - x_v|². */
 PL_HD EN_REAL EN_SFX(bend_stencil)(const EN_REAL *x, int pitch,
 				   uint32_t nbr, int parity,
 				   const struct EN_SFX(energy_coef) *c,
-				   EN_V *grad, EN_REAL *diag, int complete)
+				   EN_V *grad, EN_REAL *diag)
 {
 	EN_V g = EN_SFX(en_v)(0, 0, 0);
 	EN_REAL absum = 0, e = 0;
 	uint32_t own = parity ? NB_BEND_ODD : NB_BEND_EVEN;
 	PL_UNROLL
 	for (int k = 0; k < 12; k++) {
-		int on = (nbr & own & (1u << k)) != 0;
-		if (!complete && !on)
+		if (!(nbr & own & (1u << k)))
 			continue;
-		EN_REAL s = on ? EN_R(bend_stencil_weight(k)) : 0;
+		EN_REAL s = EN_R(bend_stencil_weight(k));
 		EN_V d = EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k));
 		g = EN_SFX(en_axpy)(g, s, d);
 		e -= EN_R(0.25) * s * EN_SFX(en_dot)(d, d);
@@ -381,13 +465,43 @@ PL_HD EN_REAL EN_SFX(bend_stencil)(const EN_REAL *x, int pitch,
 	return c->bend * e;
 }
 
+/* bend_stencil's gradient for a vertex with every bending neighbour of
+ * its parity, from the differences d[k] = x_k - x_v of all twelve
+ * (NB_OFF order): the far ones an odd vertex does not have are weighted
+ * 0, which adds exact zeros, so that a row of vertices of both parities
+ * runs as one vector loop with bend_stencil's numbers.  The callers
+ * read the differences from whatever layout they hold. */
+PL_HD void EN_SFX(bend_stencil_diffs)(const EN_V d[12], int parity,
+				      const struct EN_SFX(energy_coef) *c,
+				      EN_V *grad, EN_REAL *diag)
+{
+	EN_V g = EN_SFX(en_v)(0, 0, 0);
+	uint32_t own = parity ? NB_BEND_ODD : NB_BEND_EVEN;
+	PL_UNROLL
+	for (int k = 0; k < 12; k++) {
+		EN_REAL s = own & (1u << k) ? EN_R(bend_stencil_weight(k)) : 0;
+		g = EN_SFX(en_axpy)(g, s, d[k]);
+	}
+	*grad = EN_SFX(en_axpy)(*grad, c->bend, g);
+	*diag += c->bend * EN_R(parity ? BEND_ODD_CENTRE : BEND_EVEN_CENTRE);
+}
+
+/* The twelve bending differences of the vertex at x, AoS with row
+ * pitch `pitch` (all twelve must be readable). */
+PL_HD void EN_SFX(bend_diffs)(const EN_REAL *x, int pitch, EN_V d[12])
+{
+	PL_UNROLL
+	for (int k = 0; k < 12; k++)
+		d[k] = EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k));
+}
+
 PL_HD void EN_SFX(bend_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 			     int parity, const struct EN_SFX(energy_coef) *c,
 			     EN_V *grad, EN_REAL *diag)
 {
 	uint32_t all = parity ? NB_BEND_ODD : NB_BEND_EVEN;
 	if ((nbr & all) == all || c->bend_rule == BEND_COLLAPSE) {
-		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag, 0);
+		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag);
 		return;
 	}
 	/* near a missing vertex: the hinges that exist, one by one */
@@ -416,7 +530,7 @@ PL_HD EN_REAL EN_SFX(bend_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 {
 	if (c->bend_rule == BEND_COLLAPSE)
 		return EN_SFX(bend_stencil)(x, pitch, nbr, parity, c,
-					    (EN_V *)0, (EN_REAL *)0, 0);
+					    (EN_V *)0, (EN_REAL *)0);
 	/* the hinges this vertex owns: each hinge once over the grid, a sum
 	 * of squares, so no cancellation in float */
 	EN_REAL sum = 0;
@@ -492,8 +606,11 @@ PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
 	if (terms & TERM_FEM)
 		EN_SFX(fem_grad)(x, pitch, nbr, c, (const float *)0, 0, grad,
 				 diag);
-	if (terms & TERM_BEND)
-		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag, 1);
+	if (terms & TERM_BEND) {
+		EN_V d[12];
+		EN_SFX(bend_diffs)(x, pitch, d);
+		EN_SFX(bend_stencil_diffs)(d, parity, c, grad, diag);
+	}
 }
 
 PL_HD EN_REAL EN_SFX(energy_vertex)(const EN_REAL *x, int pitch,

@@ -38,6 +38,7 @@ struct solve_coef {
 	float step;          /* fraction of the preconditioned step */
 	int gather_pitch;    /* row pitch of the gathering tensors (the
 				grid's width), see solve_vertex_grad */
+	float fem_diag;      /* fem_diag_regular(&e), set with e */
 };
 
 /* Gradient g of F at one vertex and its positive preconditioner d:
@@ -77,6 +78,27 @@ PL_HD void solve_vertex_grad_regular(const float *x, int pitch,
 	energy_grad_regular_f(x, pitch, parity, &c->e, c->terms, g, d);
 	if (shape_on) {
 		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);
+		*g = v3_madd(*g, off, c->shape);
+		*d += c->shape;
+	}
+}
+
+/* solve_vertex_grad_regular with the FEM part given and the positions
+ * as values: xv the vertex, rest its rest position, nbd its twelve
+ * bending differences (bend_stencil_diffs); fem and fem_d its FEM
+ * gradient (summed from its cells, fem_cell_grad) and preconditioner
+ * (c->fem_diag).  c->terms FEM, with or without bending. */
+PL_HD void solve_vertex_grad_cells(vec3 xv, vec3 rest, const vec3 nbd[12],
+				   int parity, const struct solve_coef *c,
+				   int shape_on, vec3 fem, float fem_d,
+				   vec3 *g, float *d)
+{
+	*g = fem;
+	*d = fem_d;
+	if (c->terms & TERM_BEND)
+		bend_stencil_diffs_f(nbd, parity, &c->e, g, d);
+	if (shape_on) {
+		vec3 off = v3(xv.x - rest.x, xv.y - rest.y, xv.z - rest.z);
 		*g = v3_madd(*g, off, c->shape);
 		*d += c->shape;
 	}

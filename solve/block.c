@@ -20,6 +20,12 @@
 
 #define INNER_N (BLOCK_W * BLOCK_W)
 
+/* The passes of the FEM by cells run a whole number of 16-lane vectors
+ * (a remainder loop would cost as much as the vectors), so their arrays
+ * have room for the lanes past the last position they need. */
+#define LANES(n) (((n) + 15) & ~15)
+#define CELL_PLANE (TILE_N + 16)
+
 /* A block's working set, one per thread (the GPU's shared memory). */
 struct tile {
 	float x[TILE_N * 3];        /* positions, row pitch BLOCK_T */
@@ -44,9 +50,19 @@ struct tile {
 	 * scalar_q[0 .. nscalar-1] */
 	int nrun, run_q0[INNER_N], run_n[INNER_N];
 	int nscalar, scalar_q[INNER_N];
-	/* this inner iteration's gradients and preconditioners, by
-	 * component so that a row of them is one vector store */
-	float gx[INNER_N], gy[INNER_N], gz[INNER_N], d[INNER_N];
+	/* the FEM by cells for the runs: corner gradients of the cells
+	 * whose corner p00 is tile vertex (a, b), at b * BLOCK_T + a of
+	 * 12 planes (fem_cell_grad, cell_run) */
+	float cg[12 * CELL_PLANE];
+	/* this inner iteration's gradients and preconditioners by tile
+	 * index, by component so that a row of them is one vector store */
+	float gx[CELL_PLANE], gy[CELL_PLANE], gz[CELL_PLANE], d[CELL_PLANE];
+	/* what the FEM by cells reads: the positions by component (sx,
+	 * sy, sz, copied from x before each pass), the interior's rest
+	 * positions by component, every position's parity; by tile index */
+	float sx[CELL_PLANE], sy[CELL_PLANE], sz[CELL_PLANE];
+	float rx[CELL_PLANE], ry[CELL_PLANE], rz[CELL_PLANE];
+	unsigned char par[CELL_PLANE];
 };
 
 /* Whether vertex v's step is its grid energies' alone: no term of
@@ -85,6 +101,28 @@ static void tile_copy(const struct problem *p, const float *x, int bx,
 /* Copies the tile of block (bx, by) from x and sorts its moving
  * vertices into runs, rows and the rest; 0 when none moves (then the
  * tile is not copied). */
+/* The interior's rest positions into t->rx, ry, rz. */
+static void tile_copy_rest(const struct problem *p, struct tile *t)
+{
+	for (int q = 0; q < t->nact; q++) {
+		const float *r = p->rest + 3 * t->gv[q];
+		t->rx[t->at[q]] = r[0];
+		t->ry[t->at[q]] = r[1];
+		t->rz[t->at[q]] = r[2];
+	}
+}
+
+/* A thread's tile before its first block: the numbers no block sets
+ * (rest positions outside the moving interior, cells and gradients
+ * outside the runs) start as zeros, and the parities are the same for every block (a tile's first
+ * vertex is at an even i + j, BLOCK_W and BLOCK_HALO being even). */
+static void tile_init(struct tile *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int q = 0; q < TILE_N; q++)
+		t->par[q] = (unsigned char)((q % BLOCK_T + q / BLOCK_T) & 1);
+}
+
 static int tile_load(const struct problem *p, const float *x, int bx,
 		     int by, struct tile *t)
 {
@@ -122,19 +160,65 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 			for (int q = q0; q < t->nact; q++)
 				t->other_q[t->nother++] = q;
 	}
-	if (t->nact)
+	if (t->nact) {
 		tile_copy(p, x, bx, by, t);
+		tile_copy_rest(p, t);
+	}
 	return t->nact;
+}
+
+/* Whether the runs take the FEM by cells: each triangle once for its
+ * three corners instead of once per corner (the spring model has no
+ * such form here). */
+static int fem_by_cells(const struct solve_coef *c)
+{
+	return (c->terms & TERM_FEM) && !(c->terms & TERM_SPRING);
+}
+
+/* The runs' gradients with the FEM by cells.  The tile's rows lie one
+ * after another, so both passes run as one vector loop over every
+ * position from the first run's vertex to the last's (BLOCK_T a row,
+ * halo included): the cells first (a vertex reads the four around it:
+ * its own, and those to the left, below, and below and to the left),
+ * then the vertices.  The positions that are not run vertices cost less
+ * than rows of BLOCK_W lanes would; their numbers are not read (the
+ * per-vertex path writes its vertices' afterwards). */
+static void tile_runs_by_cells(const struct problem *p, struct tile *t)
+{
+	int lo = t->at[t->run_q0[0]] / BLOCK_T;
+	int hi = t->at[t->run_q0[t->nrun - 1]] / BLOCK_T;
+	int first = lo * BLOCK_T + BLOCK_HALO, last = hi * BLOCK_T +
+		    BLOCK_HALO + BLOCK_W - 1;
+	int cfirst = first - BLOCK_T - 1;
+	/* by component: every read below is then one vector load; the
+	 * bending stencil reaches two rows up and down */
+	int from = (lo - 2) * BLOCK_T, to = (hi + 3) * BLOCK_T;
+	#pragma omp simd
+	for (int q = from; q < to; q++) {
+		t->sx[q] = t->x[3 * q];
+		t->sy[q] = t->x[3 * q + 1];
+		t->sz[q] = t->x[3 * q + 2];
+	}
+	cell_run(&p->c, t->sx + cfirst, t->sy + cfirst, t->sz + cfirst,
+		 BLOCK_T, LANES(last - cfirst + 1), t->cg + cfirst,
+		 CELL_PLANE);
+	grad_run_cells(&p->c, t->sx + first, t->sy + first, t->sz + first,
+		       BLOCK_T, t->rx + first, t->ry + first, t->rz + first,
+		       t->par + first, LANES(last - first + 1), t->cg + first,
+		       CELL_PLANE, t->gx + first, t->gy + first, t->gz + first,
+		       t->d + first);
 }
 
 /* Every interior vertex's gradient of the grid energies into t->g*. */
 static void tile_gradients(const struct problem *p, struct tile *t)
 {
-	for (int r = 0; r < t->nrun; r++) {
-		int q = t->run_q0[r];
-		grad_run(&p->c, t->x + 3 * t->at[q], BLOCK_T,
-			 p->rest + 3 * t->gv[q], t->parity[q], t->run_n[r],
-			 t->gx + q, t->gy + q, t->gz + q, t->d + q);
+	if (t->nrun && fem_by_cells(&p->c))
+		tile_runs_by_cells(p, t);
+	for (int r = 0; r < t->nrun && !fem_by_cells(&p->c); r++) {
+		int q = t->run_q0[r], at = t->at[q];
+		grad_run(&p->c, t->x + 3 * at, BLOCK_T, p->rest + 3 * t->gv[q],
+			 t->parity[q], t->run_n[r], t->gx + at, t->gy + at,
+			 t->gz + at, t->d + at);
 	}
 	for (int s = 0; s < t->nscalar; s++) {
 		int q = t->scalar_q[s];
@@ -142,10 +226,10 @@ static void tile_gradients(const struct problem *p, struct tile *t)
 		size_t v = t->gv[q];
 		solve_vertex_grad(t->x + 3 * t->at[q], BLOCK_T, p->rest + 3 * v,
 				  gather_at(p, v), p->nbr[v], t->parity[q],
-				  &p->c, &g, &t->d[q]);
-		t->gx[q] = g.x;
-		t->gy[q] = g.y;
-		t->gz[q] = g.z;
+				  &p->c, &g, &t->d[t->at[q]]);
+		t->gx[t->at[q]] = g.x;
+		t->gy[t->at[q]] = g.y;
+		t->gz[t->at[q]] = g.z;
 	}
 }
 
@@ -157,8 +241,9 @@ static void move_plain_row(struct tile *t, int b, float step, float omega)
 {
 	int q0 = t->row_q[b];
 	float *x = t->x + 3 * t->at[q0], *old = t->old + 3 * q0;
-	const float *gx = t->gx + q0, *gy = t->gy + q0, *gz = t->gz + q0;
-	const float *d = t->d + q0;
+	int at = t->at[q0];
+	const float *gx = t->gx + at, *gy = t->gy + at, *gz = t->gz + at;
+	const float *d = t->d + at;
 	float dx[3 * BLOCK_W];
 	#pragma omp simd
 	for (int a = 0; a < BLOCK_W; a++) {
@@ -186,8 +271,9 @@ static void inner_iteration(const struct problem *p, const float *x0,
 	tile_gradients(p, t);
 	for (int s = 0; s < t->nother; s++) {
 		int q = t->other_q[s];
-		vec3 g = v3(t->gx[q], t->gy[q], t->gz[q]);
-		float d = t->d[q];
+		int at = t->at[q];
+		vec3 g = v3(t->gx[at], t->gy[at], t->gz[at]);
+		float d = t->d[at];
 		extra_vertex(p, t->gv[q], t->x + 3 * t->at[q], BLOCK_T, x0, &g,
 			     &d);
 		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
@@ -237,6 +323,7 @@ void block_step(const struct problem *p, const float *x, float *out,
 	#pragma omp parallel
 	{
 		struct tile t;
+		tile_init(&t);
 		#pragma omp for schedule(dynamic, 16)
 		for (long b = 0; b < nblocks; b++) {
 			int bx = (int)(b % nbx), by = (int)(b / nbx);

@@ -113,6 +113,7 @@ int problem_init(struct problem *p, struct grid *g,
 
 	level_constants_init(&lc, &sp->mat, g->cell);
 	energy_coef_init_f(&p->c.e, &lc, BEND_HINGES);
+	p->c.fem_diag = fem_diag_regular_f(&p->c.e);
 	energy_coef_init_d(&p->cd, &lc, BEND_HINGES);
 	p->c.terms = sp->terms;
 	p->shape = sp->shape * lc.mass;

@@ -78,3 +78,104 @@ void grad_run(const struct solve_coef *c, const float *x, int pitch,
 		run_loop(c, x, pitch, rest, parity0, n, gx, gy, gz, d, shape);
 	}
 }
+
+/* ---- the FEM by cells, on a tile held by component ------------------ */
+
+static inline __attribute__((always_inline)) vec3
+soa_at(const float *X, const float *Y, const float *Z, int k)
+{
+	return v3(X[k], Y[k], Z[k]);
+}
+
+VECTOR_CLONES
+void cell_run(const struct solve_coef *c, const float *X, const float *Y,
+	      const float *Z, int pitch, int n, float *cg, int plane)
+{
+	#pragma omp simd
+	for (int a = 0; a < n; a++) {
+		struct fem_cell_f r = fem_cell_grad_f(soa_at(X, Y, Z, a),
+			soa_at(X, Y, Z, a + 1), soa_at(X, Y, Z, a + pitch),
+			soa_at(X, Y, Z, a + pitch + 1), &c->e);
+		cg[a] = r.g00.x;
+		cg[plane + a] = r.g00.y;
+		cg[2 * plane + a] = r.g00.z;
+		cg[3 * plane + a] = r.g10.x;
+		cg[4 * plane + a] = r.g10.y;
+		cg[5 * plane + a] = r.g10.z;
+		cg[6 * plane + a] = r.g01.x;
+		cg[7 * plane + a] = r.g01.y;
+		cg[8 * plane + a] = r.g01.z;
+		cg[9 * plane + a] = r.g11.x;
+		cg[10 * plane + a] = r.g11.y;
+		cg[11 * plane + a] = r.g11.z;
+	}
+}
+
+/* Vertex a's FEM gradient: corner 00 of its own cell, 10 of the cell to
+ * the left, 01 of the one below, 11 of the one below and to the left. */
+static inline __attribute__((always_inline)) float
+cell_sum(const float *cg, int plane, int cpitch, int j, int a)
+{
+	return cg[j * plane + a] + cg[(3 + j) * plane + a - 1] +
+	       cg[(6 + j) * plane + a - cpitch] +
+	       cg[(9 + j) * plane + a - cpitch - 1];
+}
+
+static inline __attribute__((always_inline)) struct vertex_grad
+vertex_grad_cells(const float *X, const float *Y, const float *Z, int pitch,
+		  int a, vec3 rest, int parity, const struct solve_coef *c,
+		  int shape_on, vec3 fem)
+{
+	struct vertex_grad r;
+	vec3 xv = soa_at(X, Y, Z, a), nbd[12];
+	PL_UNROLL
+	for (int k = 0; k < 12; k++)
+		nbd[k] = v3_sub(soa_at(X, Y, Z, a + nb_di(k) + nb_dj(k) * pitch),
+				xv);
+	solve_vertex_grad_cells(xv, rest, nbd, parity, c, shape_on, fem,
+				c->fem_diag, &r.g, &r.d);
+	return r;
+}
+
+static inline __attribute__((always_inline)) void
+cells_loop(const struct solve_coef *c, const float *X, const float *Y,
+	   const float *Z, int pitch, const float *RX, const float *RY,
+	   const float *RZ, const unsigned char *parity, int n,
+	   const float *cg, int plane, float *gx, float *gy, float *gz,
+	   float *d, int shape_on)
+{
+	#pragma omp simd
+	for (int a = 0; a < n; a++) {
+		vec3 fem = v3(cell_sum(cg, plane, pitch, 0, a),
+			      cell_sum(cg, plane, pitch, 1, a),
+			      cell_sum(cg, plane, pitch, 2, a));
+		struct vertex_grad r = vertex_grad_cells(X, Y, Z, pitch, a,
+			soa_at(RX, RY, RZ, a), parity[a], c, shape_on, fem);
+		gx[a] = r.g.x;
+		gy[a] = r.g.y;
+		gz[a] = r.g.z;
+		d[a] = r.d;
+	}
+}
+
+VECTOR_CLONES
+void grad_run_cells(const struct solve_coef *c, const float *X,
+		    const float *Y, const float *Z, int pitch, const float *RX,
+		    const float *RY, const float *RZ,
+		    const unsigned char *parity, int n, const float *cg,
+		    int plane, float *gx, float *gy, float *gz, float *d)
+{
+	struct solve_coef k = *c;
+	if (c->terms == (TERM_FEM | TERM_BEND)) {
+		k.terms = TERM_FEM | TERM_BEND;
+		if (c->shape > 0.0f)
+			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+				   cg, plane, gx, gy, gz, d, 1);
+		else
+			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+				   cg, plane, gx, gy, gz, d, 0);
+	} else {
+		cells_loop(c, X, Y, Z, pitch, RX, RY, RZ, parity, n, cg,
+			   plane, gx, gy, gz, d, c->shape > 0.0f);
+	}
+}

@@ -280,6 +280,25 @@ void grad_run(const struct solve_coef *c, const float *x, int pitch,
 	      const float *rest, int parity0, int n, float *gx, float *gy,
 	      float *gz, float *d);
 
+/* The same with the FEM by cells (fem_cell_grad), for the block step,
+ * over n consecutive positions of a tile held by component (X, Y, Z
+ * with row pitch `pitch`; the rows wrap, and a position that is not a
+ * complete vertex gets a number nobody reads).  cell_run computes the
+ * cells whose corner p00 is at X, Y, Z into cg, corner k's component j
+ * at plane 3k + j (planes `plane` floats apart); grad_run_cells takes
+ * each vertex's FEM gradient from the four cells around it (cg at the
+ * first vertex's own cell) and adds the other terms; the rest
+ * positions RX, RY, RZ and the parities (a byte each) are indexed like
+ * X.  c->terms must hold TERM_FEM and not TERM_SPRING.  The same
+ * numbers as grad_run but for the rounding of the FEM sums. */
+void cell_run(const struct solve_coef *c, const float *X, const float *Y,
+	      const float *Z, int pitch, int n, float *cg, int plane);
+void grad_run_cells(const struct solve_coef *c, const float *X,
+		    const float *Y, const float *Z, int pitch, const float *RX,
+		    const float *RY, const float *RZ,
+		    const unsigned char *parity, int n, const float *cg,
+		    int plane, float *gx, float *gy, float *gz, float *d);
+
 /* block.c: one outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,
 		int inner, float inner_rho);

@@ -37,7 +37,7 @@ field_at() {
 	pleat-grid dump -c gather "$1" | awk -v i="$2" -v j="$3" '$2 == i && $3 == j { print $4, $5, $6 }'
 }
 
-@test "identity tensors: the solve is the same bytes as without a gather channel" {
+@test "identity tensors: the solve is the same as without a gather channel" {
 	# a strip compressed by 10%, ends pinned: it buckles
 	printf 'v 0 0 0\nv 0.2 0 0\nv 0.2 0.05 0\nv 0 0.05 0\nvt 0 0\nvt 0.2 0\nvt 0.2 0.05\nvt 0 0.05\nf 1/1 2/2 3/3 4/4\n' > "$W/strip.obj"
 	pleat-resample -s 48 "$W/strip.obj" > "$W/strip.grid"
@@ -48,13 +48,24 @@ field_at() {
 			pleat-solve -q -n 40 -m "$m" --model "$model" "$W/cs.grid" > "$W/plain.grid"
 			pleat-solve -q -n 40 -m "$m" --model "$model" "$W/id.grid" |
 				pleat-grid cat -d gather > "$W/gathered.grid"
-			cmp "$W/plain.grid" "$W/gathered.grid"
+			run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/cs.grid"
+			read -r _ _ _ motion <<< "$output"
+			# the solve moved: the comparison is not between two copies
+			awk -v m="$motion" 'BEGIN { exit !(m > 1e-4) }'
+			if [ "$m$model" != blockfem ]; then
+				cmp "$W/plain.grid" "$W/gathered.grid"
+				continue
+			fi
+			# the block step takes the flat lattice's FEM by cells
+			# (each triangle once), a gathered one per vertex: the
+			# same forces summed in another order, so the same
+			# result up to rounding (3.2e-7 m of 2.7e-3 m here)
+			run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/gathered.grid"
+			read -r _ diff _ _ <<< "$output"
+			echo "block fem: $diff of $motion"
+			awk -v d="$diff" -v m="$motion" 'BEGIN { exit !(d < 1e-3 * m) }'
 		done
 	done
-	# and the solve moved: the comparison is not between two copies
-	run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/cs.grid"
-	read -r _ _ _ motion <<< "$output"
-	awk -v m="$motion" 'BEGIN { exit !(m > 1e-4) }'
 }
 
 @test "identity tensors: the gathered arithmetic is the flat lattice's, bit for bit" {

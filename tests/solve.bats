@@ -37,19 +37,32 @@ energy_at() {
 	awk -v d="$disp" 'BEGIN { exit !(d < 1e-7) }'
 }
 
-@test "the block step's vector rows give the per-vertex reference's bytes" {
-	# wrinkled states: the buckled strip and the example skirt (seams)
+@test "the block step's vector paths agree with the per-vertex reference" {
+	# wrinkled states: the buckled strip and the example skirt (seams).
+	# The spring model's rows run the per-vertex arithmetic as vector
+	# loops: the same bytes.  The FEM runs by cells, each triangle once
+	# for its three corners, which sums the same forces in another
+	# order; six triangle forces nearly cancel at a vertex, so the
+	# rounding of the sum shows in the step, and four inner iterations
+	# carry it on: the worst here is 4 units in the last place of the
+	# vertex's largest coordinate (0.24 um on the skirt); allowed 16.
 	compressed_strip
 	pleat-solve -q -n 40 "$W/cs.grid" > "$W/w1.grid"
 	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
 	pleat-resample -s 256 "$W/skirt.obj" | pleat-solve -q -n 8 > "$W/w2.grid"
 	for f in w1 w2; do
-		run "$T" blockref "$W/$f.grid"
-		echo "$f: $output"
+		run "$T" blockref "$W/$f.grid" spring
+		echo "$f spring: $output"
 		[ "$status" -eq 0 ]
-		read -r _ differ _ _ _ rows <<< "$output"
+		read -r _ differ _ _ _ rows _ _ _ _ <<< "$output"
 		[ "$differ" -eq 0 ]
 		[ "$rows" -gt 0 ]
+		run "$T" blockref "$W/$f.grid"
+		echo "$f fem: $output"
+		[ "$status" -eq 0 ]
+		read -r _ differ _ _ _ rows _ ulps _ motion <<< "$output"
+		[ "$rows" -gt 0 ]
+		awk -v u="$ulps" -v m="$motion" 'BEGIN { exit !(u <= 16 && m > 1e-6) }'
 	done
 }
 

@@ -32,11 +32,13 @@
  *   test_solve seamfd FILE   the seam energy's gradient against central
  *        differences at the x of the first grid of FILE, in every
  *        coordinate of 40 touched vertices: "worst R" (relative error)
- *   test_solve blockref FILE   one outer iteration of the block method
- *        (solve/block.c, default parameters) from the x of the first grid
- *        of FILE, against a plain per-vertex reference written here:
- *        "differ D of N vector-rows R" (D coordinates not bit-identical,
- *        R interior rows that block.c runs as vector loops)
+ *   test_solve blockref FILE [spring]   one outer iteration of the
+ *        block method (solve/block.c, default parameters; FEM or the
+ *        spring model) from the x of the first grid of FILE, against a
+ *        plain per-vertex reference written here: "differ D of N
+ *        vector-rows R ulps U motion M" (D coordinates not bit-identical,
+ *        R interior rows that block.c runs as vector loops, U the worst
+ *        difference in units of the last place, M the largest move)
  */
 #include <math.h>
 #include <stdio.h>
@@ -440,7 +442,7 @@ static void block_reference(const struct problem *p, const float *x,
 	}
 }
 
-static int blockref(const char *path)
+static int blockref(const char *path, const char *model)
 {
 	struct grid g;
 	struct problem p;
@@ -452,6 +454,8 @@ static int blockref(const char *path)
 		.check_every = 8, .inner = 4, .rho = 0.992, .inner_rho = 0.75,
 		.seam = 1, .pcg_restart = 14, .cheb_delay = 32,
 	};
+	if (model && strcmp(model, "spring") == 0)
+		sp.terms = TERM_SPRING | TERM_BEND;
 	load(path, &g);
 	if (problem_init(&p, &g, &sp, &e)) {
 		fprintf(stderr, "%s\n", e.msg);
@@ -480,10 +484,24 @@ static int blockref(const char *path)
 				rows += complete;
 			}
 		}
+	/* the worst difference in units of the last place of the vertex's
+	 * largest coordinate (the resolution float has for its position),
+	 * and the largest move, to set it against */
 	size_t differ = 0;
-	for (size_t k = 0; k < 3 * p.n; k++)
-		differ += memcmp(fast + k, ref + k, sizeof(float)) != 0;
-	printf("differ %zu of %zu vector-rows %ld\n", differ, 3 * p.n, rows);
+	double ulps = 0, motion = 0;
+	for (size_t v = 0; v < p.n; v++) {
+		const float *r = ref + 3 * v, *f = fast + 3 * v;
+		float big = fmaxf(fabsf(r[0]), fmaxf(fabsf(r[1]), fabsf(r[2])));
+		float ulp = nextafterf(big, INFINITY) - big;
+		for (int k = 0; k < 3; k++) {
+			differ += memcmp(f + k, r + k, sizeof(float)) != 0;
+			ulps = fmax(ulps, fabs((double)f[k] - r[k]) / ulp);
+			motion = fmax(motion, fabs((double)r[k] -
+						   p.x[3 * v + k]));
+		}
+	}
+	printf("differ %zu of %zu vector-rows %ld ulps %.3g motion %.3g\n",
+	       differ, 3 * p.n, rows, ulps, motion);
 	free(fast);
 	free(ref);
 	problem_free(&p);
@@ -493,8 +511,8 @@ static int blockref(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "blockref") == 0)
-		return blockref(argv[2]);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "blockref") == 0)
+		return blockref(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
 		return xdiff(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "drift") == 0)
@@ -512,6 +530,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"blockref FILE | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
+		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
 	return 2;
 }
