@@ -13,15 +13,6 @@
  */
 #include "solve.h"
 
-/* Function multi-versioning where the compiler has it (GCC and clang on
- * x86-64): an AVX2 build next to the baseline one, picked at run time,
- * so that the binary stays portable. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
-
 /* solve_vertex_grad_regular by value: a vector loop's body must not take
  * the address of its own variables (they would become per-lane arrays
  * in memory); the callee's, inlined later, are free to. */

@@ -271,6 +271,16 @@ static inline void extra_vertex(const struct problem *p, size_t v,
 	inflate_grad(&p->infl, v, xv, pitch, p->nbr[v], p->rest + 3 * v, g, d);
 }
 
+/* Function multi-versioning where the compiler has it (GCC and clang on
+ * x86-64), for the vector loops: AVX-512 and AVX2 builds next to the
+ * baseline one, picked at run time, so that the binary stays portable. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define VECTOR_CLONES \
+	__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
 /* rows.c: solve_vertex_grad for n consecutive vertices of a row, every
  * one of them complete (nbr_complete) and able to read the far bending
  * neighbours of both parities: x and rest at the first, parity0 its
