@@ -413,23 +413,31 @@ PL_HD EN_REAL EN_SFX(fem_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 /* K x for hinge hg (struct bend_hinge, energy.h) turned q quarters, or
  * 0 with *ok = 0 when one of its vertices is missing.  The weights sum
  * to 0, so K x = sum w_m (x_m - x_v). */
-PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
-				    uint32_t nbr, struct bend_hinge hg,
-				    int q, int *ok)
+PL_HD EN_V EN_SFX(bend_hinge_sum)(const EN_REAL *x, int pitch,
+				  struct bend_hinge hg, int q)
 {
 	EN_V kx = EN_SFX(en_v)(0, 0, 0);
-	*ok = 1;
+	PL_UNROLL
 	for (int m = 0; m < 3; m++) {
 		int k = nb_turn(hg.nb[m], q);
-		if (!(nbr & (1u << k))) {
-			*ok = 0;
-			return kx;
-		}
 		if (hg.w[m])
 			kx = EN_SFX(en_axpy)(kx, EN_R(hg.w[m]),
 				EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k)));
 	}
 	return kx;
+}
+
+PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
+				    uint32_t nbr, struct bend_hinge hg,
+				    int q, int *ok)
+{
+	*ok = 1;
+	for (int m = 0; m < 3; m++)
+		if (!(nbr & (1u << nb_turn(hg.nb[m], q)))) {
+			*ok = 0;
+			return EN_SFX(en_v)(0, 0, 0);
+		}
+	return EN_SFX(bend_hinge_sum)(x, pitch, hg, q);
 }
 
 /* The constant stencil, over the neighbours present: gradient
@@ -545,6 +553,34 @@ PL_HD EN_REAL EN_SFX(bend_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 	return EN_R(0.5) * c->bend * sum;
 }
 
+/* bend_energy with BEND_HINGES for a vertex with every bending
+ * neighbour of its parity: the same arithmetic with the tests decided
+ * at compile time.  Both parities' hinges are computed and the vertex's
+ * chosen (an odd vertex owns two, whose places the even ones' third and
+ * fourth take with exact zeros), so that a row of vertices of both
+ * parities runs as one vector loop; all of them lie within one step of
+ * the vertex. */
+PL_HD EN_REAL EN_SFX(bend_energy_regular)(const EN_REAL *x, int pitch,
+					  int parity,
+					  const struct EN_SFX(energy_coef) *c)
+{
+	EN_REAL sum = 0;
+	PL_UNROLL
+	for (int h = 0; h < BEND_EVEN_OWNED; h++) {
+		EN_V ke = EN_SFX(bend_hinge_sum)(x, pitch, bend_owned_row(0, h),
+						 0);
+		EN_V ko = h < BEND_ODD_OWNED ?
+			  EN_SFX(bend_hinge_sum)(x, pitch, bend_owned_row(1, h),
+						 0) : ke;
+		EN_V kx = EN_SFX(en_v)(parity ? ko.x : ke.x,
+				       parity ? ko.y : ke.y,
+				       parity ? ko.z : ke.z);
+		EN_REAL t = EN_SFX(en_dot)(kx, kx);
+		sum += parity && h >= BEND_ODD_OWNED ? 0 : t;
+	}
+	return EN_R(0.5) * c->bend * sum;
+}
+
 /* ---- all terms ----------------------------------------------------- */
 
 /* The elastic terms with the gathering tensor field S (see gather_sum;
@@ -611,6 +647,26 @@ PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
 		EN_SFX(bend_diffs)(x, pitch, d);
 		EN_SFX(bend_stencil_diffs)(d, parity, c, grad, diag);
 	}
+}
+
+/* energy_vertex for a vertex whose neighbour word is complete, without
+ * a gathering field, with BEND_HINGES: the same numbers, as code a row
+ * of such vertices can run as one vector loop. */
+PL_HD EN_REAL EN_SFX(energy_vertex_regular)(const EN_REAL *x, int pitch,
+					    int parity,
+					    const struct EN_SFX(energy_coef) *c,
+					    unsigned terms)
+{
+	uint32_t nbr = NB_ELASTIC_ALL | NB_BEND_EVEN;
+	EN_REAL e = 0;
+	if (terms & TERM_SPRING)
+		e += EN_SFX(spring_energy)(x, pitch, nbr, c, (const float *)0,
+					   0);
+	if (terms & TERM_FEM)
+		e += EN_SFX(fem_energy)(x, pitch, nbr, c, (const float *)0, 0);
+	if (terms & TERM_BEND)
+		e += EN_SFX(bend_energy_regular)(x, pitch, parity, c);
+	return e;
 }
 
 PL_HD EN_REAL EN_SFX(energy_vertex)(const EN_REAL *x, int pitch,

@@ -153,19 +153,47 @@ void problem_free(struct problem *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Rows j-2 .. j+2 of x in double, into buf (5 rows of pitch w): the
- * energies read at most two rows away. */
-static void rows_to_double(const struct problem *p, const float *x, int j,
-			   double *buf)
+/* The energy check runs over bands of CHECK_BAND rows, each converted to
+ * double once with the two rows the energies read on either side. */
+#define CHECK_BAND 16
+
+/* Rows j0 - 2 .. j1 + 1 of x (those in the grid) in double, into buf:
+ * row j at buf + (j - j0 + 2) * 3w. */
+static void band_to_double(const struct problem *p, const float *x, int j0,
+			   int j1, double *buf)
 {
 	size_t row = 3 * (size_t)p->w;
-	for (int r = -2; r <= 2; r++) {
-		if (j + r < 0 || j + r >= p->h)
+	int lo = j0 - 2 < 0 ? 0 : j0 - 2, hi = j1 + 2 > p->h ? p->h : j1 + 2;
+	const float *src = x + (size_t)lo * row;
+	double *dst = buf + (size_t)(lo - j0 + 2) * row;
+	for (size_t k = 0; k < (size_t)(hi - lo) * row; k++)
+		dst[k] = src[k];
+}
+
+/* The grid energies' shares of row j's vertices into e (0 where a
+ * vertex has no neighbour word), xd row j in double: runs of complete
+ * vertices as vector loops (energy_run), the others one by one. */
+static void row_energies(const struct problem *p, const double *xd, int j,
+			 double *e)
+{
+	int runs = !p->gather && p->cd.bend_rule == BEND_HINGES;
+	const uint32_t *nbr = p->nbr + (size_t)j * (size_t)p->w;
+	for (int i = 0; i < p->w;) {
+		int parity = (i + j) & 1, n = 0;
+		while (runs && i + n < p->w &&
+		       nbr_complete(nbr[i + n], (parity + n) & 1))
+			n++;
+		if (n) {
+			energy_run(&p->cd, p->c.terms, xd + 3 * i, p->w, parity,
+				   n, e + i);
+			i += n;
 			continue;
-		const float *src = x + (size_t)(j + r) * row;
-		double *dst = buf + (size_t)(r + 2) * row;
-		for (size_t k = 0; k < row; k++)
-			dst[k] = src[k];
+		}
+		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
+		e[i] = nbr[i] ? energy_vertex_gather_d(xd + 3 * i, p->w, nbr[i],
+				parity, &p->cd, p->c.terms, gather_at(p, v),
+				p->w) : 0;
+		i++;
 	}
 }
 
@@ -227,24 +255,27 @@ void row_gradients(const struct problem *p, const float *x, int j,
 	}
 }
 
+/* A thread's rows for the check: a band of x in double (band_to_double),
+ * a row of energies and a row of gradients. */
+struct check_buf {
+	double *xd, *e;
+	float *gx, *gy, *gz, *gd;
+};
+
 /* Row j's share of the check: energy (double), squared gradient norm and
- * noise (see struct check).  buf: 5 rows of doubles, then 4 of floats. */
+ * noise (see struct check); xd is row j in double. */
 static void check_row(const struct problem *p, const float *x, int j,
-		      double *buf, double out[3])
+		      const double *xd, const struct check_buf *b,
+		      double out[3])
 {
 	double en = 0, g2 = 0, noise = 0;
-	float *gx = (float *)(buf + 5 * 3 * (size_t)p->w), *gy = gx + p->w;
-	float *gz = gy + p->w, *gd = gz + p->w;
-	rows_to_double(p, x, j, buf);
+	float *gx = b->gx, *gy = b->gy, *gz = b->gz, *gd = b->gd;
+	row_energies(p, xd, j, b->e);
 	row_gradients(p, x, j, gx, gy, gz, gd);
 	for (int i = 0; i < p->w; i++) {
 		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-		int parity = (i + j) & 1;
 		if (p->nbr[v])
-			en += energy_vertex_gather_d(
-				buf + 3 * (2 * (size_t)p->w + i), p->w,
-				p->nbr[v], parity, &p->cd, p->c.terms,
-				gather_at(p, v), p->w);
+			en += b->e[i];
 		en += extra_vertex_energy(p, x, v);
 		if (!p->mov[v])
 			continue;
@@ -269,14 +300,29 @@ void problem_check(const struct problem *p, const float *x, struct check *k)
 {
 	double seam_energy = seams_update(&p->seams, x);
 	double *rows = xmalloc_array((size_t)p->h, 3 * sizeof(double));
+	int nbands = (p->h + CHECK_BAND - 1) / CHECK_BAND;
+	size_t row = 3 * (size_t)p->w;
 	#pragma omp parallel
 	{
-		double *buf = xmalloc_array(5 * 3 * (size_t)p->w +
-					    2 * (size_t)p->w, sizeof(double));
+		struct check_buf b;
+		b.xd = xmalloc_array((CHECK_BAND + 4) * row, sizeof(double));
+		b.e = xmalloc_array((size_t)p->w, sizeof(double));
+		b.gx = xmalloc_array(4 * (size_t)p->w, sizeof(float));
+		b.gy = b.gx + p->w;
+		b.gz = b.gy + p->w;
+		b.gd = b.gz + p->w;
 		#pragma omp for schedule(static)
-		for (int j = 0; j < p->h; j++)
-			check_row(p, x, j, buf, rows + 3 * (size_t)j);
-		free(buf);
+		for (int band = 0; band < nbands; band++) {
+			int j0 = band * CHECK_BAND;
+			int j1 = j0 + CHECK_BAND < p->h ? j0 + CHECK_BAND : p->h;
+			band_to_double(p, x, j0, j1, b.xd);
+			for (int j = j0; j < j1; j++)
+				check_row(p, x, j, b.xd + (size_t)(j - j0 + 2) * row,
+					  &b, rows + 3 * (size_t)j);
+		}
+		free(b.xd);
+		free(b.e);
+		free(b.gx);
 	}
 	/* the rows in order: the same sum for any thread count */
 	double en = 0, g2 = 0, noise = 0;

@@ -170,3 +170,22 @@ void grad_run_cells(const struct solve_coef *c, const float *X,
 			   plane, gx, gy, gz, d, c->shape > 0.0f);
 	}
 }
+
+/* ---- the energy, in double ------------------------------------------- */
+
+VECTOR_CLONES
+void energy_run(const struct energy_coef_d *c, unsigned terms,
+		const double *x, int pitch, int parity0, int n, double *e)
+{
+	if (terms == (TERM_FEM | TERM_BEND)) {
+		#pragma omp simd
+		for (int a = 0; a < n; a++)
+			e[a] = energy_vertex_regular_d(x + 3 * a, pitch,
+				(parity0 + a) & 1, c, TERM_FEM | TERM_BEND);
+	} else {
+		#pragma omp simd
+		for (int a = 0; a < n; a++)
+			e[a] = energy_vertex_regular_d(x + 3 * a, pitch,
+				(parity0 + a) & 1, c, terms);
+	}
+}

@@ -309,6 +309,13 @@ void grad_run_cells(const struct solve_coef *c, const float *X,
 		    const unsigned char *parity, int n, const float *cg,
 		    int plane, float *gx, float *gy, float *gz, float *d);
 
+/* energy_vertex_d of n consecutive vertices of a row, every one of them
+ * complete, without gathering, with BEND_HINGES (see
+ * energy_vertex_regular): x and parity0 at the first; into e[0 .. n-1].
+ * The same numbers as one vertex at a time. */
+void energy_run(const struct energy_coef_d *c, unsigned terms,
+		const double *x, int pitch, int parity0, int n, double *e);
+
 /* block.c: one outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,
 		int inner, float inner_rho);
