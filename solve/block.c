@@ -20,6 +20,8 @@
  * the per-vertex arithmetic the GPU runs, which reads an interleaved
  * copy of the tile made when an inner iteration needs it.
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solve.h"
@@ -104,17 +106,24 @@ static void tile_copy(const struct problem *p, const float *x, int bx,
 		      int by, struct tile *t)
 {
 	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
+	int a0 = i0 < 0 ? -i0 : 0;
+	int a1 = p->w - i0 < BLOCK_T ? p->w - i0 : BLOCK_T;
 	for (int b = 0; b < BLOCK_T; b++) {
-		int j = j0 + b;
+		int j = j0 + b, q = b * BLOCK_T;
+		int lo = j >= 0 && j < p->h ? a0 : BLOCK_T;
+		int hi = j >= 0 && j < p->h ? a1 : BLOCK_T;
 		int jr = j < 0 ? 0 : j >= p->h ? p->h - 1 : j;
 		const float *row = x + 3 * ((size_t)jr * (size_t)p->w);
-		for (int a = 0; a < BLOCK_T; a++) {
-			int i = i0 + a, q = b * BLOCK_T + a;
-			int in = i >= 0 && i < p->w && j >= 0 && j < p->h;
-			t->sx[q] = in ? row[3 * i] : 0.0f;
-			t->sy[q] = in ? row[3 * i + 1] : 0.0f;
-			t->sz[q] = in ? row[3 * i + 2] : 0.0f;
+		for (int a = 0; a < lo; a++)
+			t->sx[q + a] = t->sy[q + a] = t->sz[q + a] = 0.0f;
+		for (int a = lo; a < hi; a++) {
+			const float *src = row + 3 * (i0 + a);
+			t->sx[q + a] = src[0];
+			t->sy[q + a] = src[1];
+			t->sz[q + a] = src[2];
 		}
+		for (int a = hi; a < BLOCK_T; a++)
+			t->sx[q + a] = t->sy[q + a] = t->sz[q + a] = 0.0f;
 	}
 	t->aos = AOS_STALE;
 }
@@ -138,60 +147,74 @@ static void tile_interleave(struct tile *t)
 	t->aos = AOS_FRESH;
 }
 
-/* Sorts vertex q (just added at tile position at) into the runs, the
- * per-vertex gradients, and the vector or per-vertex moves; *last is
- * the column of the row's last run vertex so far. */
-static void tile_sort_vertex(const struct problem *p, struct tile *t, int q,
-			     int a, int *last)
+static struct block_kind block_kind_of(const struct problem *p, int bx,
+				       int by)
 {
-	size_t v = t->gv[q];
-	int at = t->at[q];
-	if (vertex_plain(p, v)) {
-		t->plain[at] = 1;
-		t->plain_lo = at < t->plain_lo ? at : t->plain_lo;
-		t->plain_hi = at > t->plain_hi ? at : t->plain_hi;
-	} else {
-		t->other_q[t->nother++] = q;
-	}
-	if (p->gather || !nbr_complete(p->nbr[v], t->parity[q])) {
-		t->scalar_q[t->nscalar++] = q;
-		return;
-	}
-	if (*last == a - 1) {
-		t->run_n[t->nrun - 1]++;
-	} else {
-		t->run_q0[t->nrun] = q;
-		t->run_n[t->nrun++] = 1;
-	}
-	*last = a;
-}
-
-/* Finds the moving vertices of block (bx, by) and sorts them; copies
- * the tile from x and the interior's rest positions when there are any.
- * Returns how many there are. */
-static int tile_load(const struct problem *p, const float *x, int bx,
-		     int by, struct tile *t)
-{
-	t->nact = t->nrun = t->nscalar = t->nother = 0;
-	t->plain_lo = TILE_N;
-	t->plain_hi = -1;
-	memset(t->plain, 0, sizeof t->plain);
-	for (int b = 0; b < BLOCK_W; b++) {
-		int last = -2;
+	struct block_kind k = {0, 0, 0};
+	for (int b = 0; b < BLOCK_W; b++)
 		for (int a = 0; a < BLOCK_W; a++) {
 			int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
 			size_t v = (size_t)j * (size_t)p->w + (size_t)i;
 			if (i >= p->w || j >= p->h || !p->mov[v])
 				continue;
-			int q = t->nact++;
-			t->at[q] = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
-			t->gv[q] = v;
-			t->parity[q] = (i + j) & 1;
-			tile_sort_vertex(p, t, q, a, &last);
+			uint64_t bit = (uint64_t)1 << (a + b * BLOCK_W);
+			k.moves |= bit;
+			if (!p->gather && nbr_complete(p->nbr[v], (i + j) & 1))
+				k.complete |= bit;
+			if (vertex_plain(p, v))
+				k.plain |= bit;
+		}
+	return k;
+}
+
+void block_plan(struct problem *p)
+{
+	int nbx = (p->w + BLOCK_W - 1) / BLOCK_W;
+	int nby = (p->h + BLOCK_W - 1) / BLOCK_W;
+	long nblocks = (long)nbx * nby;
+	free(p->blocks);
+	p->blocks = xmalloc_array((size_t)nblocks, sizeof *p->blocks);
+	#pragma omp parallel for schedule(static)
+	for (long b = 0; b < nblocks; b++)
+		p->blocks[b] = block_kind_of(p, (int)(b % nbx), (int)(b / nbx));
+}
+
+/* Lists the moving vertices of block (bx, by), of kind k, and sorts
+ * them into the runs, the per-vertex gradients, and the vector or
+ * per-vertex moves; copies the tile from x and the interior's rest
+ * positions when there are any.  Returns how many there are. */
+static int tile_load(const struct problem *p, const float *x, int bx,
+		     int by, struct block_kind k, struct tile *t)
+{
+	t->nact = t->nrun = t->nscalar = t->nother = 0;
+	if (!k.moves)
+		return 0;
+	t->plain_lo = TILE_N;
+	t->plain_hi = -1;
+	memset(t->plain, 0, sizeof t->plain);
+	for (uint64_t m = k.moves; m; m &= m - 1) {
+		int bit = __builtin_ctzll(m), a = bit % BLOCK_W, b = bit / BLOCK_W;
+		int i = bx * BLOCK_W + a, j = by * BLOCK_W + b;
+		int q = t->nact++, at = (b + BLOCK_HALO) * BLOCK_T + a + BLOCK_HALO;
+		t->at[q] = at;
+		t->gv[q] = (size_t)j * (size_t)p->w + (size_t)i;
+		t->parity[q] = (i + j) & 1;
+		if (k.plain >> bit & 1) {
+			t->plain[at] = 1;
+			t->plain_lo = at < t->plain_lo ? at : t->plain_lo;
+			t->plain_hi = at;
+		} else {
+			t->other_q[t->nother++] = q;
+		}
+		if (!(k.complete >> bit & 1))
+			t->scalar_q[t->nscalar++] = q;
+		else if (a > 0 && (k.complete >> (bit - 1) & 1))
+			t->run_n[t->nrun - 1]++;
+		else {
+			t->run_q0[t->nrun] = q;
+			t->run_n[t->nrun++] = 1;
 		}
 	}
-	if (!t->nact)
-		return 0;
 	tile_copy(p, x, bx, by, t);
 	for (int q = 0; q < t->nact; q++) {
 		const float *r = p->rest + 3 * t->gv[q];
@@ -399,7 +422,9 @@ void block_step(const struct problem *p, const float *x, float *out,
 		#pragma omp for schedule(dynamic, 16)
 		for (long b = 0; b < nblocks; b++) {
 			int bx = (int)(b % nbx), by = (int)(b / nbx);
-			if (!tile_load(p, x, bx, by, &t)) {
+			struct block_kind k = p->blocks ? p->blocks[b] :
+					      block_kind_of(p, bx, by);
+			if (!tile_load(p, x, bx, by, k, &t)) {
 				/* nothing moves */
 				block_carry(p, x, bx, by, out);
 				continue;

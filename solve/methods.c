@@ -168,6 +168,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	memset(res, 0, sizeof *res);
 	if (sp->method == METHOD_PCG)
 		pcg_init(&pcg, p->n);
+	if ((sp->method == METHOD_BLOCK || sp->method == METHOD_PCG) && !dev)
+		block_plan(p);
 	p->c.step = (float)step;
 	memcpy(p->prev, p->x, bytes);
 	memcpy(p->good, p->x, bytes);

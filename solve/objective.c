@@ -150,6 +150,7 @@ void problem_free(struct problem *p)
 	seams_free(&p->seams);
 	dynamic_free(p->dyn);
 	inflation_free(&p->infl);
+	free(p->blocks);
 	memset(p, 0, sizeof *p);
 }
 

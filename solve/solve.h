@@ -67,6 +67,16 @@ struct seams {
 				    update, and the Hessian's diagonal */
 };
 
+/* What kind each interior vertex of a block is, as three bit masks of
+ * BLOCK_W * BLOCK_W bits (bit a + b BLOCK_W for interior vertex (a, b)):
+ * it moves; it moves and has every neighbour (its gradient can take a
+ * vector run); it moves with no term beyond the grid energies (it can
+ * take the vector moves).  These do not change during a solve. */
+struct block_kind {
+	uint64_t moves, complete, plain;
+};
+_Static_assert(BLOCK_W * BLOCK_W == 64, "a block_kind mask is 64 bits");
+
 /* One grid's problem.  x, prev and next are the solver's own buffers;
  * rest, mask and panel point into the grid. */
 struct problem {
@@ -98,6 +108,8 @@ struct problem {
 	double body_setup_seconds, self_setup_seconds, self_refresh_seconds;
 	struct dynamic *dyn;     /* momentum and gravity, NULL when off */
 	struct inflation infl;   /* air, inflate and fill (inflate.c) */
+	struct block_kind *blocks;  /* every block's, row by row (block_plan);
+				       NULL: block_step finds them itself */
 };
 
 /* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
@@ -316,7 +328,11 @@ void grad_run_cells(const struct solve_coef *c, const float *X,
 void energy_run(const struct energy_coef_d *c, unsigned terms,
 		const double *x, int pitch, int parity0, int n, double *e);
 
-/* block.c: one outer iteration of the block method, x -> out. */
+/* block.c: p->blocks for the problem as it is set up (body, self
+ * collision and the rest included): what block_step would otherwise
+ * work out for every block in every iteration. */
+void block_plan(struct problem *p);
+/* One outer iteration of the block method, x -> out. */
 void block_step(const struct problem *p, const float *x, float *out,
 		int inner, float inner_rho);
 
