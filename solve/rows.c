@@ -1,15 +1,21 @@
-/* rows.c - the grid energies' gradient along a run of vertices that have
- * every neighbour, as one vector loop.
+/* rows.c - the solver's vector loops.
  *
  * Most of a garment's vertices are complete (all six ring neighbours,
  * every bending neighbour of their parity).  For them the per-vertex
- * arithmetic of solve_vertex_grad runs without a test of which
- * neighbours exist (solve_vertex_grad_regular), so a run of them along a
- * row becomes an 'omp simd' loop: eight vertices per AVX2 instruction.
- * The numbers are the same, bit for bit, as one vertex at a time
- * (ISO C does not contract a * b + c into a fused multiply-add, and the
- * vector sqrt and division are correctly rounded); tests/solve.bats
- * checks it against a per-vertex reference.
+ * arithmetic runs without a test of which neighbours exist, so that a
+ * run of them becomes an 'omp simd' loop, built for AVX-512, AVX2 and
+ * the baseline and picked at run time (VECTOR_CLONES):
+ *   grad_run        solve_vertex_grad along a run of a row (the energy
+ *                   check's and gd's rows, the spring model's tiles);
+ *   cell_run,       the block step's FEM by cells and the rest of the
+ *   grad_run_cells  gradient, over a tile held by component;
+ *   energy_run      the energy check's energies, in double.
+ * grad_run and energy_run give the same numbers, bit for bit, as one
+ * vertex at a time (ISO C does not contract a * b + c into a fused
+ * multiply-add, and the vector sqrt and division are correctly
+ * rounded); the FEM by cells sums each vertex's triangle forces in
+ * another order.  tests/solve.bats checks both against a per-vertex
+ * reference.
  */
 #include "solve.h"
 

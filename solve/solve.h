@@ -285,8 +285,11 @@ static inline void extra_vertex(const struct problem *p, size_t v,
 
 /* Function multi-versioning where the compiler has it (GCC and clang on
  * x86-64), for the vector loops: AVX-512 and AVX2 builds next to the
- * baseline one, picked at run time, so that the binary stays portable. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+ * baseline one, picked at run time, so that the binary stays portable.
+ * All of them give the same bytes; CFLAGS=-DPLEAT_NO_CLONES builds the
+ * baseline alone, to compare. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(PLEAT_NO_CLONES)
 #define VECTOR_CLONES \
 	__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
