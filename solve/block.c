@@ -33,7 +33,9 @@
 /* The vector passes run a whole number of 16-lane vectors (a remainder
  * loop would cost as much as the vectors), so the arrays they read and
  * write by tile index have room for the lanes past the last position
- * they need. */
+ * they need: a pass over n positions from `first` runs to first +
+ * LANES(n) - 1 and reads two rows further, at most 149 (one run in the
+ * last interior row: first 110, 16 lanes, + 2 BLOCK_T) < PLANE. */
 #define LANES(n) (((n) + 15) & ~15)
 #define PLANE (TILE_N + 16)
 

@@ -508,6 +508,8 @@ int main(int argc, char **argv)
 			fclose(in[k]);
 	}
 	free(in);
+	for (int k = 0; k < o.nbodies; k++)
+		body_free(&o.bodies[k]);
 	if (stats && fclose(stats) == EOF)
 		die("write error on %s", o.stats);
 	if (outfile_close(&out, &e))
