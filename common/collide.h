@@ -119,12 +119,18 @@ PL_HD void collide_params_init(struct collide_params *p, double scale,
 
 /* ---- body ---------------------------------------------------------------- */
 
+/* x projected onto the half-plane n . x >= d when behind it. */
+PL_HD vec3 collide_project_plane(vec3 x, vec3 n, float d)
+{
+	float s = v3_dot(n, x) - d;
+	return s < 0.0f ? v3_madd(x, n, -s) : x;
+}
+
 /* x projected onto its half-plane (n, d) = plane[0..3] when behind it. */
 PL_HD vec3 collide_project_halfplane(vec3 x, const float *plane)
 {
-	vec3 n = v3(plane[0], plane[1], plane[2]);
-	float s = v3_dot(n, x) - plane[3];
-	return s < 0.0f ? v3_madd(x, n, -s) : x;
+	return collide_project_plane(x, v3(plane[0], plane[1], plane[2]),
+				     plane[3]);
 }
 
 /* How far x is behind its half-plane (0 when in front), metres. */

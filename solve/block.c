@@ -78,6 +78,11 @@ struct tile {
 	/* the interior's rest positions, every position's parity */
 	float rx[PLANE], ry[PLANE], rz[PLANE];
 	unsigned char par[PLANE];
+	/* with a body: the moving vertices' half-planes (n, d), and which
+	 * positions they are at, between act_lo and act_hi */
+	float nx[PLANE], ny[PLANE], nz[PLANE], nd[PLANE];
+	unsigned char act[PLANE];
+	int act_lo, act_hi;
 };
 
 /* A thread's tile before its first block: the numbers no block sets
@@ -181,6 +186,23 @@ void block_plan(struct problem *p)
 		p->blocks[b] = block_kind_of(p, (int)(b % nbx), (int)(b / nbx));
 }
 
+/* The moving vertices' half-planes, by component, for project_tile. */
+static void tile_planes(const struct problem *p, struct tile *t)
+{
+	memset(t->act, 0, sizeof t->act);
+	for (int q = 0; q < t->nact; q++) {
+		const float *pl = p->plane + 4 * t->gv[q];
+		int at = t->at[q];
+		t->nx[at] = pl[0];
+		t->ny[at] = pl[1];
+		t->nz[at] = pl[2];
+		t->nd[at] = pl[3];
+		t->act[at] = 1;
+	}
+	t->act_lo = t->at[0];
+	t->act_hi = t->at[t->nact - 1];
+}
+
 /* Lists the moving vertices of block (bx, by), of kind k, and sorts
  * them into the runs, the per-vertex gradients, and the vector or
  * per-vertex moves; copies the tile from x and the interior's rest
@@ -224,6 +246,8 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 		t->ry[t->at[q]] = r[1];
 		t->rz[t->at[q]] = r[2];
 	}
+	if (p->plane)
+		tile_planes(p, t);
 	return t->nact;
 }
 
@@ -350,18 +374,25 @@ static void move_others(struct tile *t, float omega)
 	}
 }
 
-/* The body's half-planes on every moving vertex (no-op without one). */
-static void project_tile(const struct problem *p, struct tile *t)
+/* The body's half-planes on every moving vertex, as one vector loop
+ * over the positions from the first to the last of them: the arithmetic
+ * of collide_project_halfplane, lane by lane. */
+VECTOR_CLONES
+static void project_tile(struct tile *t)
 {
-	if (!p->plane)
-		return;
-	for (int q = 0; q < t->nact; q++) {
-		int at = t->at[q];
-		float xv[3] = {t->sx[at], t->sy[at], t->sz[at]};
-		project_vertex(p, t->gv[q], xv);
-		t->sx[at] = xv[0];
-		t->sy[at] = xv[1];
-		t->sz[at] = xv[2];
+	int lo = t->act_lo, n = LANES(t->act_hi - lo + 1);
+	float *X = t->sx + lo, *Y = t->sy + lo, *Z = t->sz + lo;
+	const float *nx = t->nx + lo, *ny = t->ny + lo, *nz = t->nz + lo;
+	const float *nd = t->nd + lo;
+	const unsigned char *on = t->act + lo;
+	#pragma omp simd
+	for (int a = 0; a < n; a++) {
+		vec3 x = v3(X[a], Y[a], Z[a]);
+		vec3 pr = collide_project_plane(x, v3(nx[a], ny[a], nz[a]),
+						nd[a]);
+		X[a] = on[a] ? pr.x : x.x;
+		Y[a] = on[a] ? pr.y : x.y;
+		Z[a] = on[a] ? pr.z : x.z;
 	}
 }
 
@@ -375,7 +406,8 @@ static void inner_iteration(const struct problem *p, const float *x0,
 	if (t->plain_hi >= 0)
 		move_plain(t, p->c.step, omega);
 	move_others(t, omega);
-	project_tile(p, t);
+	if (p->plane)
+		project_tile(t);
 	if (t->aos == AOS_FRESH)
 		t->aos = AOS_HALO;
 }
