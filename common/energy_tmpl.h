@@ -152,11 +152,11 @@ PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
 
 /* ---- co-rotational FEM --------------------------------------------- */
 
-/* Triangle (v, a, b) with rest matrix Dm = [a b] h (a and b the rest
- * edges from v), given by m = h Dm^-1 row by row ([[m0, m1], [m2, m3]]),
- * and its rest area's constants muA = mu A, laA = lambda A;
- * da = x_a - x_v, db = x_b - x_v.  Returns the triangle's energy A W(F);
- * when gv is not NULL stores the gradient on v.
+/* The energy of a triangle whose deformation gradient is F = [f0 f1],
+ * with its rest area's constants muA = mu A, laA = lambda A: A W(F), and,
+ * when n is not NULL, N = S^-1 M into n row by row, so that the first
+ * Piola stress is P = [f0 f1] N.  *point: F collapsed the triangle to a
+ * point (energy 2 mu A + 2 lambda A; N is then not a number to use).
  *
  * W = mu |S - I|² + lambda/2 tr(S - I)², F = R S, written so float keeps
  * small strains: with C = F^T F, d = sqrt(det C) = s1 s2 and
@@ -167,11 +167,6 @@ PL_HD EN_REAL EN_SFX(spring_energy)(const EN_REAL *x, int pitch,
  * 1 + d - t = (s1 - 1)(s2 - 1) is second order.  The stress is
  *   P = 2 mu (F - R) + lambda tr(S - I) R = F S^-1 M,
  *   M = 2 mu (S - I) + lambda tr(S - I) I,  S^-1 = (t I - S) / d. */
-/* The stress of a triangle whose deformation gradient is F = [f0 f1]:
- * returns its energy A W(F) (see fem_triangle_rest for W) and, when n
- * is not NULL, N = S^-1 M into n row by row, so that the first Piola
- * stress is P = [f0 f1] N.  *point: F collapsed the triangle to a point
- * (energy 2 mu A + 2 lambda A; N is then not a number to use). */
 PL_HD EN_REAL EN_SFX(fem_stress)(EN_V f0, EN_V f1, EN_REAL muA, EN_REAL laA,
 				 EN_REAL *n, int *point)
 {
@@ -212,6 +207,11 @@ PL_HD EN_REAL EN_SFX(fem_stress)(EN_V f0, EN_V f1, EN_REAL muA, EN_REAL laA,
 	return energy;
 }
 
+/* Triangle (v, a, b) with rest matrix Dm = [a b] h (a and b the rest
+ * edges from v), given by m = h Dm^-1 row by row ([[m0, m1], [m2, m3]]),
+ * and its rest area's constants muA, laA; da = x_a - x_v,
+ * db = x_b - x_v.  Returns the triangle's energy A W(F) (fem_stress);
+ * when gv is not NULL stores the gradient on v. */
 PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
 					EN_REAL muA, EN_REAL laA,
 					EN_REAL inv_h, EN_V *gv)
@@ -237,17 +237,6 @@ PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
 	return energy;
 }
 
-/* The gradients of one cell's two triangles on its four corners, on the
- * flat lattice: corners p00 = x_(i,j), p10, p01 and p11 (one more i, j,
- * both), its lower triangle (p00, p10, p01) and its upper one (p10,
- * p11, p01), the six-neighbour tessellation's.  The
- * same triangles and stress as fem_grad's ring triangles, each computed
- * once for its three corners: the sums over a vertex's four cells give
- * its FEM gradient up to rounding. */
-struct EN_SFX(fem_cell) {
-	EN_V g00, g10, g01, g11;
-};
-
 /* P e_k / h for the stress N of F = [f0 f1] (P = [f0 f1] N): column k
  * of P over h; zero for a triangle collapsed to a point. */
 PL_HD EN_V EN_SFX(fem_stress_column)(EN_V f0, EN_V f1, const EN_REAL n[4],
@@ -257,6 +246,17 @@ PL_HD EN_V EN_SFX(fem_stress_column)(EN_V f0, EN_V f1, const EN_REAL n[4],
 				 n[k] * inv_h, f0), n[2 + k] * inv_h, f1);
 	return point ? EN_SFX(en_v)(0, 0, 0) : r;
 }
+
+/* The gradients of one cell's two triangles on its four corners, on the
+ * flat lattice: corners p00 = x_(i,j), p10, p01 and p11 (one more i, j,
+ * both), its lower triangle (p00, p10, p01) and its upper one (p10,
+ * p11, p01), the six-neighbour tessellation's.  The same triangles and
+ * stress as fem_grad's ring triangles, each computed once for its three
+ * corners: the sums over a vertex's four cells give its FEM gradient up
+ * to rounding. */
+struct EN_SFX(fem_cell) {
+	EN_V g00, g10, g01, g11;
+};
 
 PL_HD struct EN_SFX(fem_cell) EN_SFX(fem_cell_grad)(EN_V p00, EN_V p10,
 		EN_V p01, EN_V p11, const struct EN_SFX(energy_coef) *c)
