@@ -61,3 +61,10 @@ setup() {
 	run "$T" nonsense
 	[ "$status" -eq 2 ]
 }
+
+@test "the FEM by cells equals the per-vertex FEM (double, 1e-12); the regular energies are exact" {
+	run "$T" cells
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"exact at 64 of 64"* ]]
+}

@@ -8,6 +8,8 @@
  *                           the analytic plate energy
  *   test_energy psd         smallest eigenvalue of the bending matrix
  *   test_energy float       float path against the double path
+ *   test_energy cells       the FEM by cells and the regular energies
+ *                           against the per-vertex forms
  *
  * Each prints its numbers and exits 0 when they are within the tolerance
  * it states, 1 otherwise.
@@ -674,6 +676,76 @@ static int cmd_psd(void)
 	return h > -1e-9 ? 0 : 1;
 }
 
+/* ---- the FEM by cells and the regular energies ------------------------ */
+
+/* The vector paths' forms of the energies (energy_tmpl.h) against the
+ * per-vertex ones, on a jittered sheet with every vertex inside, one of
+ * its cells collapsed to a point: the FEM gradient summed from the four
+ * cells around a vertex (fem_cell_grad) equals fem_grad's up to
+ * rounding, and energy_vertex_regular equals energy_vertex exactly at
+ * every vertex with a complete neighbour word. */
+static int cmd_cells(void)
+{
+	struct sheet s;
+	struct energy_coef_d c;
+	sheet_init(&s, 12, 10, 1e-3);
+	energy_neighbours_raw(s.w, s.h, s.mask, s.panel, s.nbr);
+	sheet_flat(&s);
+	sheet_jitter(&s, 0.2);
+	/* cell (4, 4) collapsed: its four corners at one point */
+	for (int k = 0; k < 3; k++) {
+		double *p0 = s.x + 3 * (4 * s.w + 4);
+		p0[3 + k] = p0[3 * s.w + k] = p0[3 * s.w + 3 + k] = p0[k];
+	}
+	coefs(material_find("cotton"), s.cell, BEND_HINGES, &c);
+	double worst = 0, scale = 0;
+	int compared = 0, exact = 0, complete = 0;
+	for (int j = 1; j < s.h - 1; j++)
+		for (int i = 1; i < s.w - 1; i++) {
+			size_t v = (size_t)j * s.w + i;
+			const double *xv = s.x + 3 * v;
+			dvec3 g = {0, 0, 0};
+			double d = 0;
+			energy_grad_d(xv, s.w, s.nbr[v], (i + j) & 1, &c, TERM_FEM,
+				      &g, &d);
+			double sum[3] = {0, 0, 0};
+			for (int cj = j - 1; cj <= j; cj++)
+				for (int ci = i - 1; ci <= i; ci++) {
+					const double *p = s.x + 3 * ((size_t)cj * s.w + ci);
+					struct fem_cell_d r = fem_cell_grad_d(
+						d3(p[0], p[1], p[2]),
+						d3(p[3], p[4], p[5]),
+						d3(p[3 * s.w], p[3 * s.w + 1], p[3 * s.w + 2]),
+						d3(p[3 * s.w + 3], p[3 * s.w + 4], p[3 * s.w + 5]),
+						&c);
+					dvec3 q = ci == i ? (cj == j ? r.g00 : r.g01)
+							  : (cj == j ? r.g10 : r.g11);
+					sum[0] += q.x;
+					sum[1] += q.y;
+					sum[2] += q.z;
+				}
+			worst = fmax(worst, fmax(fabs(sum[0] - g.x),
+				     fmax(fabs(sum[1] - g.y), fabs(sum[2] - g.z))));
+			scale = fmax(scale, fmax(fabs(g.x), fmax(fabs(g.y), fabs(g.z))));
+			compared++;
+			int parity = (i + j) & 1;
+			if (!nbr_complete(s.nbr[v], parity))
+				continue;
+			unsigned all = TERM_SPRING | TERM_FEM | TERM_BEND;
+			double e0 = energy_vertex_d(xv, s.w, s.nbr[v], parity, &c, all);
+			double e1 = energy_vertex_regular_d(xv, s.w, parity, &c, all);
+			exact += memcmp(&e0, &e1, sizeof e0) == 0;
+			complete++;
+		}
+	printf("cells: %d vertices, FEM gradient by cells within %.2e of %.2e "
+	       "(rel %.2e < 1e-12); regular energies exact at %d of %d "
+	       "complete vertices\n", compared, worst, scale, worst / scale,
+	       exact, complete);
+	sheet_free(&s);
+	return worst <= 1e-12 * scale && complete > 0 && exact == complete ?
+	       0 : 1;
+}
+
 /* ---- float against double ------------------------------------------- */
 
 static int cmd_float(void)
@@ -726,11 +798,12 @@ int main(int argc, char **argv)
 		{"resolution", cmd_resolution},
 		{"psd", cmd_psd},
 		{"float", cmd_float},
+		{"cells", cmd_cells},
 	};
 	for (size_t k = 0; argc == 2 && k < sizeof cmds / sizeof cmds[0]; k++)
 		if (strcmp(argv[1], cmds[k].name) == 0)
 			return cmds[k].fn();
 	fprintf(stderr, "usage: test_energy fd|mesh|springfem|rest|"
-		"resolution|psd|float\n");
+		"resolution|psd|float|cells\n");
 	return 2;
 }
