@@ -207,6 +207,15 @@ PL_HD EN_REAL EN_SFX(fem_stress)(EN_V f0, EN_V f1, EN_REAL muA, EN_REAL laA,
 	return energy;
 }
 
+/* A column of F = [da db] Dm^-1 (Dm^-1 = m / h): (p da + q db) / h, in
+ * the order fem_triangle_rest has always summed it. */
+PL_HD EN_V EN_SFX(fem_column)(EN_V da, EN_V db, EN_REAL p, EN_REAL q,
+			      EN_REAL inv_h)
+{
+	return EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
+			       p * inv_h, da), q * inv_h, db);
+}
+
 /* Triangle (v, a, b) with rest matrix Dm = [a b] h (a and b the rest
  * edges from v), given by m = h Dm^-1 row by row ([[m0, m1], [m2, m3]]),
  * and its rest area's constants muA, laA; da = x_a - x_v,
@@ -216,11 +225,8 @@ PL_HD EN_REAL EN_SFX(fem_triangle_rest)(EN_V da, EN_V db, const EN_REAL m[4],
 					EN_REAL muA, EN_REAL laA,
 					EN_REAL inv_h, EN_V *gv)
 {
-	/* F = [da db] Dm^-1 */
-	EN_V f0 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  m[0] * inv_h, da), m[2] * inv_h, db);
-	EN_V f1 = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0),
-				  m[3] * inv_h, db), m[1] * inv_h, da);
+	EN_V f0 = EN_SFX(fem_column)(da, db, m[0], m[2], inv_h);
+	EN_V f1 = EN_SFX(fem_column)(db, da, m[3], m[1], inv_h);
 	EN_REAL n[4];
 	int point;
 	EN_REAL energy = EN_SFX(fem_stress)(f0, f1, muA, laA,
@@ -290,17 +296,24 @@ PL_HD struct EN_SFX(fem_cell) EN_SFX(fem_cell_grad)(EN_V p00, EN_V p10,
 	return r;
 }
 
+/* A corner's share of its FEM preconditioner from a triangle whose
+ * area factor is `area`, h grad phi = (gx, gy) for the corner's hat
+ * function phi: A (2 mu + lambda) |grad phi|², the largest eigenvalue
+ * of the linearised block. */
+PL_HD EN_REAL EN_SFX(fem_phi_diag)(const struct EN_SFX(energy_coef) *c,
+				   EN_REAL gx, EN_REAL gy, EN_REAL area)
+{
+	return (2 * (c->fem_mu_area * area) + c->fem_lambda_area * area) *
+	       (gx * gx + gy * gy) * c->inv_h * c->inv_h;
+}
+
 /* Ring triangle r's share of a vertex's FEM preconditioner (see
  * fem_grad), from its rest shape m and area factor. */
 PL_HD EN_REAL EN_SFX(fem_vertex_diag)(const struct EN_SFX(energy_coef) *c,
 				      const EN_REAL m[4], EN_REAL area)
 {
-	/* A (2 mu + lambda) |grad phi_v|², the largest eigenvalue of the
-	 * linearised block; grad phi_v = -Dm^-T (1, 1), on the flat
-	 * lattice |a - b| / h */
-	EN_REAL gx = m[0] + m[2], gy = m[3] + m[1];
-	return (2 * (c->fem_mu_area * area) + c->fem_lambda_area * area) *
-	       (gx * gx + gy * gy) * c->inv_h * c->inv_h;
+	/* grad phi_v = -Dm^-T (1, 1), on the flat lattice |a - b| / h */
+	return EN_SFX(fem_phi_diag)(c, m[0] + m[2], m[3] + m[1], area);
 }
 
 /* Ring triangle r's rest shape: h Dm^-1 into m and the factor of its rest
@@ -311,6 +324,9 @@ PL_HD EN_REAL EN_SFX(fem_vertex_diag)(const struct EN_SFX(energy_coef) *c,
  * (the per-edge means of Eq. 13 would not close a triangle).  With
  * identity tensors every quantity below is an exact small integer and
  * the result is the flat one to the last bit. */
+PL_HD EN_REAL EN_SFX(fem_rest_tensor)(int ax, int ay, int bx, int by,
+				      const EN_REAL t[3], EN_REAL m[4]);
+
 PL_HD EN_REAL EN_SFX(fem_rest)(int r, const float *S, int spitch,
 			       EN_REAL m[4])
 {
@@ -327,6 +343,15 @@ PL_HD EN_REAL EN_SFX(fem_rest)(int r, const float *S, int spitch,
 	EN_SFX(gather_sum)(S, spitch, 0, 0, t);
 	EN_SFX(gather_sum)(S, spitch, ax, ay, t);
 	EN_SFX(gather_sum)(S, spitch, bx, by, t);
+	return EN_SFX(fem_rest_tensor)(ax, ay, bx, by, t, m);
+}
+
+/* fem_rest's gathered shape of the triangle with rest edges a and b
+ * (grid units) from the sum t of its three corners' tensors, into m;
+ * returns the area factor. */
+PL_HD EN_REAL EN_SFX(fem_rest_tensor)(int ax, int ay, int bx, int by,
+				      const EN_REAL t[3], EN_REAL m[4])
+{
 	EN_REAL sxx = t[0] / 3, sxy = t[1] / 3, syy = t[2] / 3;
 	EN_REAL d00 = sxx * EN_R(ax) + sxy * EN_R(ay);
 	EN_REAL d01 = sxx * EN_R(bx) + sxy * EN_R(by);
@@ -339,6 +364,79 @@ PL_HD EN_REAL EN_SFX(fem_rest)(int r, const float *S, int spitch,
 	m[2] = -d10 * inv;
 	m[3] = d00 * inv;
 	return det;
+}
+
+/* One triangle's gradients on its corners v, a, b (rest shape m, area
+ * factor area; da = x_a - x_v, db = x_b - x_v): dE/d[da db] = P Dm^-T,
+ * so a gets P (m0, m1) / h, b gets P (m2, m3) / h and v minus both;
+ * zero for a triangle collapsed to a point. */
+struct EN_SFX(fem_corners) {
+	EN_V gv, ga, gb;
+};
+
+PL_HD struct EN_SFX(fem_corners) EN_SFX(fem_triangle_corners)(EN_V da,
+		EN_V db, const EN_REAL m[4], EN_REAL area,
+		const struct EN_SFX(energy_coef) *c)
+{
+	EN_REAL ih = c->inv_h;
+	EN_V f0 = EN_SFX(fem_column)(da, db, m[0], m[2], ih);
+	EN_V f1 = EN_SFX(fem_column)(db, da, m[3], m[1], ih);
+	EN_REAL n[4];
+	int point;
+	EN_SFX(fem_stress)(f0, f1, c->fem_mu_area * area,
+			   c->fem_lambda_area * area, n, &point);
+	EN_V p0 = EN_SFX(fem_stress_column)(f0, f1, n, 0, point, ih);
+	EN_V p1 = EN_SFX(fem_stress_column)(f0, f1, n, 1, point, ih);
+	struct EN_SFX(fem_corners) r;
+	r.ga = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0), m[0], p0),
+			       m[1], p1);
+	r.gb = EN_SFX(en_axpy)(EN_SFX(en_axpy)(EN_SFX(en_v)(0, 0, 0), m[2], p0),
+			       m[3], p1);
+	r.gv = EN_SFX(en_v)(-(r.ga.x + r.gb.x), -(r.ga.y + r.gb.y),
+			    -(r.ga.z + r.gb.z));
+	return r;
+}
+
+/* fem_cell_grad with gathered rest shapes, and each corner's share of
+ * its FEM preconditioner: sl and su are the sums of the lower and the
+ * upper triangle's three tensors (sxx, sxy, syy as x, y, z), in the order fem_rest sums them (at
+ * p00 for ring triangle 0: p00, p10, p01; at p10 for ring triangle 1:
+ * p10, p11, p01), so the rest shapes are fem_rest's to the bit. */
+struct EN_SFX(fem_cell_rest) {
+	EN_V g00, g10, g01, g11;
+	EN_REAL d00, d10, d01, d11;
+};
+
+PL_HD struct EN_SFX(fem_cell_rest) EN_SFX(fem_cell_grad_rest)(EN_V p00,
+		EN_V p10, EN_V p01, EN_V p11, EN_V sl, EN_V su,
+		const struct EN_SFX(energy_coef) *c)
+{
+	EN_REAL tl[3] = {sl.x, sl.y, sl.z}, tu[3] = {su.x, su.y, su.z};
+	EN_REAL ml[4], mu[4];
+	EN_REAL al = EN_SFX(fem_rest_tensor)(1, 0, 0, 1, tl, ml);
+	EN_REAL au = EN_SFX(fem_rest_tensor)(0, 1, -1, 1, tu, mu);
+	struct EN_SFX(fem_corners) L = EN_SFX(fem_triangle_corners)(
+		EN_SFX(en_sub)(p10, p00), EN_SFX(en_sub)(p01, p00), ml, al, c);
+	struct EN_SFX(fem_corners) U = EN_SFX(fem_triangle_corners)(
+		EN_SFX(en_sub)(p11, p10), EN_SFX(en_sub)(p01, p10), mu, au, c);
+	struct EN_SFX(fem_cell_rest) r;
+	r.g00 = L.gv;
+	r.g10 = EN_SFX(en_axpy)(L.ga, 1, U.gv);
+	r.g01 = EN_SFX(en_axpy)(L.gb, 1, U.gb);
+	r.g11 = U.ga;
+	/* h grad phi of corner a is Dm^-T e0 h = (m0, m1), of b (m2, m3),
+	 * of v minus their sum */
+	EN_REAL lv = EN_SFX(fem_vertex_diag)(c, ml, al);
+	EN_REAL la = EN_SFX(fem_phi_diag)(c, ml[0], ml[1], al);
+	EN_REAL lb = EN_SFX(fem_phi_diag)(c, ml[2], ml[3], al);
+	EN_REAL uv = EN_SFX(fem_vertex_diag)(c, mu, au);
+	EN_REAL ua = EN_SFX(fem_phi_diag)(c, mu[0], mu[1], au);
+	EN_REAL ub = EN_SFX(fem_phi_diag)(c, mu[2], mu[3], au);
+	r.d00 = lv;
+	r.d10 = la + uv;
+	r.d01 = lb + ub;
+	r.d11 = ua;
+	return r;
 }
 
 /* Ring triangle r's energy (and gradient on v when gv is not NULL); its

@@ -70,8 +70,11 @@ struct tile {
 	float step[INNER_N * 3];
 	/* the FEM by cells for the runs: corner gradients of the cells
 	 * whose corner p00 is tile vertex (a, b), at b * BLOCK_T + a of
-	 * 12 planes (fem_cell_grad, cell_run) */
-	float cg[12 * PLANE];
+	 * 12 planes (fem_cell_grad, cell_run), and with gathering the
+	 * corners' preconditioner shares in 4 more */
+	float cg[16 * PLANE];
+	/* with a gathering field: the tile's tensors (sxx, sxy, syy) */
+	float tx[PLANE], ty[PLANE], tz[PLANE];
 	/* this inner iteration's gradients and preconditioners by tile
 	 * index */
 	float gx[PLANE], gy[PLANE], gz[PLANE], d[PLANE];
@@ -154,6 +157,14 @@ static void tile_interleave(struct tile *t)
 	t->aos = AOS_FRESH;
 }
 
+/* Whether the runs take the FEM by cells: each triangle once for its
+ * three corners instead of once per corner (the spring model has no
+ * such form here). */
+static int fem_by_cells(const struct solve_coef *c)
+{
+	return (c->terms & TERM_FEM) && !(c->terms & TERM_SPRING);
+}
+
 static struct block_kind block_kind_of(const struct problem *p, int bx,
 				       int by)
 {
@@ -166,7 +177,8 @@ static struct block_kind block_kind_of(const struct problem *p, int bx,
 				continue;
 			uint64_t bit = (uint64_t)1 << (a + b * BLOCK_W);
 			k.moves |= bit;
-			if (!p->gather && nbr_complete(p->nbr[v], (i + j) & 1))
+			if (nbr_complete(p->nbr[v], (i + j) & 1) &&
+			    (!p->gather || fem_by_cells(&p->c)))
 				k.complete |= bit;
 			if (vertex_plain(p, v))
 				k.plain |= bit;
@@ -184,6 +196,23 @@ void block_plan(struct problem *p)
 	#pragma omp parallel for schedule(static)
 	for (long b = 0; b < nblocks; b++)
 		p->blocks[b] = block_kind_of(p, (int)(b % nbx), (int)(b / nbx));
+}
+
+/* The tile's gathering tensors, by component; zero past the grid. */
+static void tile_tensors(const struct problem *p, int bx, int by,
+			 struct tile *t)
+{
+	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
+	for (int b = 0; b < BLOCK_T; b++)
+		for (int a = 0; a < BLOCK_T; a++) {
+			int i = i0 + a, j = j0 + b, q = b * BLOCK_T + a;
+			int in = i >= 0 && i < p->w && j >= 0 && j < p->h;
+			const float *S = in ? gather_at(p, (size_t)j *
+					(size_t)p->w + (size_t)i) : NULL;
+			t->tx[q] = S ? S[0] : 0.0f;
+			t->ty[q] = S ? S[1] : 0.0f;
+			t->tz[q] = S ? S[2] : 0.0f;
+		}
 }
 
 /* The moving vertices' half-planes, by component, for project_tile. */
@@ -248,15 +277,9 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 	}
 	if (p->plane)
 		tile_planes(p, t);
+	if (p->gather)
+		tile_tensors(p, bx, by, t);
 	return t->nact;
-}
-
-/* Whether the runs take the FEM by cells: each triangle once for its
- * three corners instead of once per corner (the spring model has no
- * such form here). */
-static int fem_by_cells(const struct solve_coef *c)
-{
-	return (c->terms & TERM_FEM) && !(c->terms & TERM_SPRING);
 }
 
 /* The runs' gradients with the FEM by cells.  The tile's rows lie one
@@ -274,13 +297,20 @@ static void tile_runs_by_cells(const struct problem *p, struct tile *t)
 	int first = lo * BLOCK_T + BLOCK_HALO, last = hi * BLOCK_T +
 		    BLOCK_HALO + BLOCK_W - 1;
 	int cfirst = first - BLOCK_T - 1;
-	cell_run(&p->c, t->sx + cfirst, t->sy + cfirst, t->sz + cfirst,
-		 BLOCK_T, LANES(last - cfirst + 1), t->cg + cfirst, PLANE);
+	int ncells = LANES(last - cfirst + 1), gathered = p->gather != NULL;
+	if (gathered)
+		cell_run_gathered(&p->c, t->sx + cfirst, t->sy + cfirst,
+				  t->sz + cfirst, t->tx + cfirst, t->ty + cfirst,
+				  t->tz + cfirst, BLOCK_T, ncells,
+				  t->cg + cfirst, PLANE);
+	else
+		cell_run(&p->c, t->sx + cfirst, t->sy + cfirst, t->sz + cfirst,
+			 BLOCK_T, ncells, t->cg + cfirst, PLANE);
 	grad_run_cells(&p->c, t->sx + first, t->sy + first, t->sz + first,
 		       BLOCK_T, t->rx + first, t->ry + first, t->rz + first,
 		       t->par + first, LANES(last - first + 1), t->cg + first,
-		       PLANE, t->gx + first, t->gy + first, t->gz + first,
-		       t->d + first);
+		       PLANE, gathered, t->gx + first, t->gy + first,
+		       t->gz + first, t->d + first);
 }
 
 /* Every interior vertex's gradient of the grid energies into t->g*,

@@ -84,6 +84,20 @@ soa_at(const float *X, const float *Y, const float *Z, int k)
 	return v3(X[k], Y[k], Z[k]);
 }
 
+/* Cell a's corner gradients into planes 0 to 11 of cg. */
+static inline __attribute__((always_inline)) void
+cell_store(float *cg, int plane, int a, vec3 g00, vec3 g10, vec3 g01,
+	   vec3 g11)
+{
+	vec3 g[4] = {g00, g10, g01, g11};
+	PL_UNROLL
+	for (int k = 0; k < 4; k++) {
+		cg[3 * k * plane + a] = g[k].x;
+		cg[(3 * k + 1) * plane + a] = g[k].y;
+		cg[(3 * k + 2) * plane + a] = g[k].z;
+	}
+}
+
 VECTOR_CLONES
 void cell_run(const struct solve_coef *c, const float *X, const float *Y,
 	      const float *Z, int pitch, int n, float *cg, int plane)
@@ -93,18 +107,39 @@ void cell_run(const struct solve_coef *c, const float *X, const float *Y,
 		struct fem_cell_f r = fem_cell_grad_f(soa_at(X, Y, Z, a),
 			soa_at(X, Y, Z, a + 1), soa_at(X, Y, Z, a + pitch),
 			soa_at(X, Y, Z, a + pitch + 1), &c->e);
-		cg[a] = r.g00.x;
-		cg[plane + a] = r.g00.y;
-		cg[2 * plane + a] = r.g00.z;
-		cg[3 * plane + a] = r.g10.x;
-		cg[4 * plane + a] = r.g10.y;
-		cg[5 * plane + a] = r.g10.z;
-		cg[6 * plane + a] = r.g01.x;
-		cg[7 * plane + a] = r.g01.y;
-		cg[8 * plane + a] = r.g01.z;
-		cg[9 * plane + a] = r.g11.x;
-		cg[10 * plane + a] = r.g11.y;
-		cg[11 * plane + a] = r.g11.z;
+		cell_store(cg, plane, a, r.g00, r.g10, r.g01, r.g11);
+	}
+}
+
+/* cell_run with gathered rest shapes: TX, TY, TZ the tensors' sxx, sxy,
+ * syy by tile position; the corners' preconditioner shares into planes
+ * 12 to 15 of cg. */
+VECTOR_CLONES
+void cell_run_gathered(const struct solve_coef *c, const float *X,
+		       const float *Y, const float *Z, const float *TX,
+		       const float *TY, const float *TZ, int pitch, int n,
+		       float *cg, int plane)
+{
+	#pragma omp simd
+	for (int a = 0; a < n; a++) {
+		int k10 = a + 1, k01 = a + pitch, k11 = a + pitch + 1;
+		/* the sums in fem_rest's order: from 0, the triangle's
+		 * origin first */
+		vec3 sl = v3(((0.0f + TX[a]) + TX[k10]) + TX[k01],
+			     ((0.0f + TY[a]) + TY[k10]) + TY[k01],
+			     ((0.0f + TZ[a]) + TZ[k10]) + TZ[k01]);
+		vec3 su = v3(((0.0f + TX[k10]) + TX[k11]) + TX[k01],
+			     ((0.0f + TY[k10]) + TY[k11]) + TY[k01],
+			     ((0.0f + TZ[k10]) + TZ[k11]) + TZ[k01]);
+		struct fem_cell_rest_f r = fem_cell_grad_rest_f(
+			soa_at(X, Y, Z, a), soa_at(X, Y, Z, k10),
+			soa_at(X, Y, Z, k01), soa_at(X, Y, Z, k11), sl, su,
+			&c->e);
+		cell_store(cg, plane, a, r.g00, r.g10, r.g01, r.g11);
+		cg[12 * plane + a] = r.d00;
+		cg[13 * plane + a] = r.d10;
+		cg[14 * plane + a] = r.d01;
+		cg[15 * plane + a] = r.d11;
 	}
 }
 
@@ -118,10 +153,20 @@ cell_sum(const float *cg, int plane, int cpitch, int j, int a)
 	       cg[(9 + j) * plane + a - cpitch - 1];
 }
 
+/* Vertex a's FEM preconditioner from the same four corners (planes 12
+ * to 15, gathered rest shapes only). */
+static inline __attribute__((always_inline)) float
+cell_diag_sum(const float *cg, int plane, int cpitch, int a)
+{
+	return cg[12 * plane + a] + cg[13 * plane + a - 1] +
+	       cg[14 * plane + a - cpitch] +
+	       cg[15 * plane + a - cpitch - 1];
+}
+
 static inline __attribute__((always_inline)) struct vertex_grad
 vertex_grad_cells(const float *X, const float *Y, const float *Z, int pitch,
 		  int a, vec3 rest, int parity, const struct solve_coef *c,
-		  int shape_on, vec3 fem)
+		  int shape_on, vec3 fem, float fem_d)
 {
 	struct vertex_grad r;
 	vec3 xv = soa_at(X, Y, Z, a), nbd[12];
@@ -130,7 +175,7 @@ vertex_grad_cells(const float *X, const float *Y, const float *Z, int pitch,
 		nbd[k] = v3_sub(soa_at(X, Y, Z, a + nb_di(k) + nb_dj(k) * pitch),
 				xv);
 	solve_vertex_grad_cells(xv, rest, nbd, parity, c, shape_on, fem,
-				c->fem_diag, &r.g, &r.d);
+				fem_d, &r.g, &r.d);
 	return r;
 }
 
@@ -139,15 +184,18 @@ cells_loop(const struct solve_coef *c, const float *X, const float *Y,
 	   const float *Z, int pitch, const float *RX, const float *RY,
 	   const float *RZ, const unsigned char *parity, int n,
 	   const float *cg, int plane, float *gx, float *gy, float *gz,
-	   float *d, int shape_on)
+	   float *d, int shape_on, int gathered)
 {
 	#pragma omp simd
 	for (int a = 0; a < n; a++) {
 		vec3 fem = v3(cell_sum(cg, plane, pitch, 0, a),
 			      cell_sum(cg, plane, pitch, 1, a),
 			      cell_sum(cg, plane, pitch, 2, a));
+		float fem_d = gathered ? cell_diag_sum(cg, plane, pitch, a)
+				       : c->fem_diag;
 		struct vertex_grad r = vertex_grad_cells(X, Y, Z, pitch, a,
-			soa_at(RX, RY, RZ, a), parity[a], c, shape_on, fem);
+			soa_at(RX, RY, RZ, a), parity[a], c, shape_on, fem,
+			fem_d);
 		gx[a] = r.g.x;
 		gy[a] = r.g.y;
 		gz[a] = r.g.z;
@@ -160,20 +208,30 @@ void grad_run_cells(const struct solve_coef *c, const float *X,
 		    const float *Y, const float *Z, int pitch, const float *RX,
 		    const float *RY, const float *RZ,
 		    const unsigned char *parity, int n, const float *cg,
-		    int plane, float *gx, float *gy, float *gz, float *d)
+		    int plane, int gathered, float *gx, float *gy, float *gz,
+		    float *d)
 {
 	struct solve_coef k = *c;
 	if (c->terms == (TERM_FEM | TERM_BEND)) {
+		/* the usual terms, each variant with its tests decided at
+		 * compile time */
 		k.terms = TERM_FEM | TERM_BEND;
-		if (c->shape > 0.0f)
+		int shape = c->shape > 0.0f;
+		if (shape && gathered)
 			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
-				   cg, plane, gx, gy, gz, d, 1);
+				   cg, plane, gx, gy, gz, d, 1, 1);
+		else if (shape)
+			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+				   cg, plane, gx, gy, gz, d, 1, 0);
+		else if (gathered)
+			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+				   cg, plane, gx, gy, gz, d, 0, 1);
 		else
 			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
-				   cg, plane, gx, gy, gz, d, 0);
+				   cg, plane, gx, gy, gz, d, 0, 0);
 	} else {
 		cells_loop(c, X, Y, Z, pitch, RX, RY, RZ, parity, n, cg,
-			   plane, gx, gy, gz, d, c->shape > 0.0f);
+			   plane, gx, gy, gz, d, c->shape > 0.0f, gathered);
 	}
 }
 

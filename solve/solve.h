@@ -318,11 +318,20 @@ void grad_run(const struct solve_coef *c, const float *x, int pitch,
  * numbers as grad_run but for the rounding of the FEM sums. */
 void cell_run(const struct solve_coef *c, const float *X, const float *Y,
 	      const float *Z, int pitch, int n, float *cg, int plane);
+/* With a gathering field: cell_run_gathered takes the rest shapes from
+ * the tensors (TX, TY, TZ: sxx, sxy, syy, indexed like X) and adds the
+ * corners' preconditioner shares in planes 12 to 15, which
+ * grad_run_cells reads when `gathered`. */
+void cell_run_gathered(const struct solve_coef *c, const float *X,
+		       const float *Y, const float *Z, const float *TX,
+		       const float *TY, const float *TZ, int pitch, int n,
+		       float *cg, int plane);
 void grad_run_cells(const struct solve_coef *c, const float *X,
 		    const float *Y, const float *Z, int pitch, const float *RX,
 		    const float *RY, const float *RZ,
 		    const unsigned char *parity, int n, const float *cg,
-		    int plane, float *gx, float *gy, float *gz, float *d);
+		    int plane, int gathered, float *gx, float *gy, float *gz,
+		    float *d);
 
 /* energy_vertex_d of n consecutive vertices of a row, every one of them
  * complete, without gathering, with BEND_HINGES (see

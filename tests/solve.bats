@@ -38,9 +38,11 @@ energy_at() {
 }
 
 @test "the block step's vector paths agree with the per-vertex reference" {
-	# wrinkled states: the buckled strip and the example skirt (seams).
-	# The spring model's rows run the per-vertex arithmetic as vector
-	# loops: the same bytes.  The FEM runs by cells, each triangle once
+	# wrinkled states: the buckled strip and the example skirt (seams),
+	# plain and gathered.  The spring model's rows run the per-vertex
+	# arithmetic as vector loops (with a gathering field the spring
+	# model stays per vertex): the same bytes.  The FEM runs by cells
+	# (with the gathered rest shapes too), each triangle once
 	# for its three corners, which sums the same forces in another
 	# order; six triangle forces nearly cancel at a vertex, so the
 	# rounding of the sum shows in the step, and four inner iterations
@@ -50,7 +52,11 @@ energy_at() {
 	pleat-solve -q -n 40 "$W/cs.grid" > "$W/w1.grid"
 	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
 	pleat-resample -s 256 "$W/skirt.obj" | pleat-solve -q -n 8 > "$W/w2.grid"
-	for f in w1 w2; do
+	# and gathered: quilted and perturbed rest shapes
+	pleat-resample -s 256 "$W/skirt.obj" |
+		pleat-gather --quilt 0.1,0.02,0.8 --perturb 0.3 |
+		pleat-solve -q -n 8 > "$W/w3.grid"
+	for f in w1 w2 w3; do
 		run "$T" blockref "$W/$f.grid" spring
 		echo "$f spring: $output"
 		[ "$status" -eq 0 ]

@@ -678,12 +678,63 @@ static int cmd_psd(void)
 
 /* ---- the FEM by cells and the regular energies ------------------------ */
 
+/* The FEM gradient and preconditioner of vertex (i, j) summed from the
+ * four cells around it (fem_cell_grad, or fem_cell_grad_rest with the
+ * tensors S, 3 a vertex, when S is not NULL) into g and *d. */
+static void cells_at(const struct sheet *s, const double *x, const float *S,
+		     int i, int j, const struct energy_coef_d *c, double g[3],
+		     double *d)
+{
+	g[0] = g[1] = g[2] = *d = 0;
+	for (int cj = j - 1; cj <= j; cj++)
+		for (int ci = i - 1; ci <= i; ci++) {
+			size_t v = (size_t)cj * s->w + ci, w = (size_t)s->w;
+			const double *p = x + 3 * v;
+			dvec3 p00 = d3(p[0], p[1], p[2]), p10 = d3(p[3], p[4], p[5]);
+			dvec3 p01 = d3(p[3 * w], p[3 * w + 1], p[3 * w + 2]);
+			dvec3 p11 = d3(p[3 * w + 3], p[3 * w + 4], p[3 * w + 5]);
+			int own = ci == i ? (cj == j ? 0 : 2) : (cj == j ? 1 : 3);
+			dvec3 q[4];
+			double dq[4] = {0, 0, 0, 0};
+			if (S) {
+				const float *t = S + 3 * v;
+				size_t k10 = 3, k01 = 3 * w, k11 = 3 * w + 3;
+				dvec3 sl, su;
+				sl = d3(((0.0 + t[0]) + t[k10]) + t[k01],
+					((0.0 + t[1]) + t[k10 + 1]) + t[k01 + 1],
+					((0.0 + t[2]) + t[k10 + 2]) + t[k01 + 2]);
+				su = d3(((0.0 + t[k10]) + t[k11]) + t[k01],
+					((0.0 + t[k10 + 1]) + t[k11 + 1]) + t[k01 + 1],
+					((0.0 + t[k10 + 2]) + t[k11 + 2]) + t[k01 + 2]);
+				struct fem_cell_rest_d r = fem_cell_grad_rest_d(
+					p00, p10, p01, p11, sl, su, c);
+				q[0] = r.g00, q[1] = r.g10, q[2] = r.g01, q[3] = r.g11;
+				dq[0] = r.d00, dq[1] = r.d10, dq[2] = r.d01;
+				dq[3] = r.d11;
+			} else {
+				struct fem_cell_d r = fem_cell_grad_d(p00, p10, p01,
+								      p11, c);
+				q[0] = r.g00, q[1] = r.g10, q[2] = r.g01, q[3] = r.g11;
+			}
+			g[0] += q[own].x;
+			g[1] += q[own].y;
+			g[2] += q[own].z;
+			*d += dq[own];
+		}
+}
+
 /* The vector paths' forms of the energies (energy_tmpl.h) against the
- * per-vertex ones, on a jittered sheet with every vertex inside, one of
- * its cells collapsed to a point: the FEM gradient summed from the four
- * cells around a vertex (fem_cell_grad) equals fem_grad's up to
- * rounding, and energy_vertex_regular equals energy_vertex exactly at
- * every vertex with a complete neighbour word. */
+ * per-vertex ones, on a jittered sheet with every vertex inside: the FEM
+ * gradient summed from the four cells around a vertex (fem_cell_grad;
+ * fem_cell_grad_rest with a random gathering field, with the
+ * preconditioner) equals fem_grad's up to rounding, and
+ * energy_vertex_regular equals energy_vertex exactly at every vertex
+ * with a complete neighbour word.  The flat comparison has one cell
+ * collapsed to a point, which makes the triangles beside it rank 1:
+ * there the bounded 1/d turns the rounding of det C, which a gathered
+ * rest shape gives each corner's frame differently, into differences
+ * of 1e-5, so the gathered comparison is on the sheet before the
+ * collapse. */
 static int cmd_cells(void)
 {
 	struct sheet s;
@@ -692,41 +743,45 @@ static int cmd_cells(void)
 	energy_neighbours_raw(s.w, s.h, s.mask, s.panel, s.nbr);
 	sheet_flat(&s);
 	sheet_jitter(&s, 0.2);
+	size_t n = (size_t)s.w * s.h;
+	double *xg = malloc(3 * n * sizeof *xg);
+	memcpy(xg, s.x, 3 * n * sizeof *xg);
 	/* cell (4, 4) collapsed: its four corners at one point */
 	for (int k = 0; k < 3; k++) {
 		double *p0 = s.x + 3 * (4 * s.w + 4);
 		p0[3 + k] = p0[3 * s.w + k] = p0[3 * s.w + 3 + k] = p0[k];
 	}
+	float *S = malloc(3 * n * sizeof *S);
+	for (size_t v = 0; v < n; v++) {  /* positive definite, 0.5 to 2 */
+		S[3 * v] = (float)(1.25 + 0.5 * urand());
+		S[3 * v + 1] = (float)(0.3 * urand());
+		S[3 * v + 2] = (float)(1.25 + 0.5 * urand());
+	}
 	coefs(material_find("cotton"), s.cell, BEND_HINGES, &c);
-	double worst = 0, scale = 0;
+	double worst[2] = {0, 0}, scale[2] = {0, 0}, dworst = 0;
 	int compared = 0, exact = 0, complete = 0;
 	for (int j = 1; j < s.h - 1; j++)
 		for (int i = 1; i < s.w - 1; i++) {
 			size_t v = (size_t)j * s.w + i;
 			const double *xv = s.x + 3 * v;
-			dvec3 g = {0, 0, 0};
-			double d = 0;
-			energy_grad_d(xv, s.w, s.nbr[v], (i + j) & 1, &c, TERM_FEM,
-				      &g, &d);
-			double sum[3] = {0, 0, 0};
-			for (int cj = j - 1; cj <= j; cj++)
-				for (int ci = i - 1; ci <= i; ci++) {
-					const double *p = s.x + 3 * ((size_t)cj * s.w + ci);
-					struct fem_cell_d r = fem_cell_grad_d(
-						d3(p[0], p[1], p[2]),
-						d3(p[3], p[4], p[5]),
-						d3(p[3 * s.w], p[3 * s.w + 1], p[3 * s.w + 2]),
-						d3(p[3 * s.w + 3], p[3 * s.w + 4], p[3 * s.w + 5]),
-						&c);
-					dvec3 q = ci == i ? (cj == j ? r.g00 : r.g01)
-							  : (cj == j ? r.g10 : r.g11);
-					sum[0] += q.x;
-					sum[1] += q.y;
-					sum[2] += q.z;
-				}
-			worst = fmax(worst, fmax(fabs(sum[0] - g.x),
-				     fmax(fabs(sum[1] - g.y), fabs(sum[2] - g.z))));
-			scale = fmax(scale, fmax(fabs(g.x), fmax(fabs(g.y), fabs(g.z))));
+			for (int gathered = 0; gathered < 2; gathered++) {
+				const float *Sv = gathered ? S + 3 * v : NULL;
+				const double *x = gathered ? xg : s.x;
+				dvec3 g = {0, 0, 0};
+				double d = 0, sum[3], dsum;
+				energy_grad_gather_d(x + 3 * v, s.w, s.nbr[v],
+						     (i + j) & 1, &c, TERM_FEM, Sv,
+						     s.w, &g, &d);
+				cells_at(&s, x, gathered ? S : NULL, i, j, &c, sum,
+					 &dsum);
+				worst[gathered] = fmax(worst[gathered],
+					fmax(fabs(sum[0] - g.x), fmax(fabs(sum[1] - g.y),
+					     fabs(sum[2] - g.z))));
+				scale[gathered] = fmax(scale[gathered],
+					fmax(fabs(g.x), fmax(fabs(g.y), fabs(g.z))));
+				if (gathered)
+					dworst = fmax(dworst, fabs(dsum - d) / d);
+			}
 			compared++;
 			int parity = (i + j) & 1;
 			if (!nbr_complete(s.nbr[v], parity))
@@ -738,12 +793,16 @@ static int cmd_cells(void)
 			complete++;
 		}
 	printf("cells: %d vertices, FEM gradient by cells within %.2e of %.2e "
-	       "(rel %.2e < 1e-12); regular energies exact at %d of %d "
-	       "complete vertices\n", compared, worst, scale, worst / scale,
-	       exact, complete);
+	       "(rel %.2e), gathered %.2e of %.2e (rel %.2e), preconditioner "
+	       "rel %.2e (all < 1e-12); regular energies exact at %d of %d "
+	       "complete vertices\n", compared, worst[0], scale[0],
+	       worst[0] / scale[0], worst[1], scale[1], worst[1] / scale[1],
+	       dworst, exact, complete);
+	free(S);
+	free(xg);
 	sheet_free(&s);
-	return worst <= 1e-12 * scale && complete > 0 && exact == complete ?
-	       0 : 1;
+	return worst[0] <= 1e-12 * scale[0] && worst[1] <= 1e-12 * scale[1] &&
+	       dworst <= 1e-12 && complete > 0 && exact == complete ? 0 : 1;
 }
 
 /* ---- float against double ------------------------------------------- */
