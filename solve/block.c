@@ -68,6 +68,7 @@ struct tile {
 	int plain_lo, plain_hi;
 	int nother, other_q[INNER_N];
 	float step[INNER_N * 3];
+	struct block_kind listed;   /* the kind the lists are of */
 	/* the FEM by cells for the runs: corner gradients of the cells
 	 * whose corner p00 is tile vertex (a, b), at b * BLOCK_T + a of
 	 * 12 planes (fem_cell_grad, cell_run), and with gathering the
@@ -232,16 +233,13 @@ static void tile_planes(const struct problem *p, struct tile *t)
 	t->act_hi = t->at[t->nact - 1];
 }
 
-/* Lists the moving vertices of block (bx, by), of kind k, and sorts
- * them into the runs, the per-vertex gradients, and the vector or
- * per-vertex moves; copies the tile from x and the interior's rest
- * positions when there are any.  Returns how many there are. */
-static int tile_load(const struct problem *p, const float *x, int bx,
-		     int by, struct block_kind k, struct tile *t)
+/* Lists the moving vertices of block (bx, by), of kind k (not empty),
+ * and sorts them into the runs, the per-vertex gradients, and the
+ * vector or per-vertex moves. */
+static void tile_list(const struct problem *p, int bx, int by,
+		      struct block_kind k, struct tile *t)
 {
 	t->nact = t->nrun = t->nscalar = t->nother = 0;
-	if (!k.moves)
-		return 0;
 	t->plain_lo = TILE_N;
 	t->plain_hi = -1;
 	memset(t->plain, 0, sizeof t->plain);
@@ -267,6 +265,33 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 			t->run_q0[t->nrun] = q;
 			t->run_n[t->nrun++] = 1;
 		}
+	}
+	t->listed = k;
+}
+
+/* Lists the moving vertices of block (bx, by), of kind k, and sorts
+ * them into the runs, the per-vertex gradients, and the vector or
+ * per-vertex moves; copies the tile from x and what else the block
+ * reads when there are any.  Returns how many there are.  The lists
+ * depend on the kind alone but for the grid vertices, so a block of
+ * the kind the thread listed last (most blocks of a garment: every
+ * vertex moving, complete and plain) only renumbers those. */
+static int tile_load(const struct problem *p, const float *x, int bx,
+		     int by, struct block_kind k, struct tile *t)
+{
+	if (!k.moves)
+		return 0;
+	if (k.moves == t->listed.moves && k.complete == t->listed.complete &&
+	    k.plain == t->listed.plain) {
+		size_t first = (size_t)by * BLOCK_W * (size_t)p->w +
+			       (size_t)bx * BLOCK_W;
+		for (int q = 0; q < t->nact; q++) {
+			int b = t->at[q] / BLOCK_T - BLOCK_HALO;
+			int a = t->at[q] % BLOCK_T - BLOCK_HALO;
+			t->gv[q] = first + (size_t)b * (size_t)p->w + (size_t)a;
+		}
+	} else {
+		tile_list(p, bx, by, k, t);
 	}
 	tile_copy(p, x, bx, by, t);
 	for (int q = 0; q < t->nact; q++) {
