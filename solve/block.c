@@ -102,11 +102,12 @@ static void tile_init(struct tile *t)
 }
 
 /* Whether vertex v's step is its grid energies' alone: no term of
- * extra_vertex reaches it. */
+ * extra_vertex reaches it (with self collision, its proximity list is
+ * empty: block_plan runs again after every refresh). */
 static int vertex_plain(const struct problem *p, size_t v)
 {
-	return !p->prox && !p->dyn && p->infl.c.air == 0.0f &&
-	       !p->infl.normal &&
+	return (!p->prox || proximity_kept(p->prox, v) == 0) && !p->dyn &&
+	       p->infl.c.air == 0.0f && !p->infl.normal &&
 	       !(p->seams.nlinks && p->seams.at[v] >= 0);
 }
 

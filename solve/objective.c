@@ -435,6 +435,9 @@ void problem_refresh_self(struct problem *p, const float *x, int it)
 	if (p->prox && collide_refresh_due(it)) {
 		double t0 = now_seconds();
 		proximity_refresh(p->prox, x, p->self_search);
+		/* which vertices have pairs changed: so have the blocks */
+		if (p->blocks)
+			block_plan(p);
 		p->self_refresh_seconds += now_seconds() - t0;
 	}
 }
