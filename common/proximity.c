@@ -5,6 +5,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+/* the library also builds without OpenMP (the fuzzing harnesses) */
+static int omp_get_max_threads(void) { return 1; }
+static int omp_get_thread_num(void) { return 0; }
+#endif
 
 static int is_cloth(uint8_t m)
 {
@@ -176,26 +183,63 @@ static double hash_cell(const struct proximity_sphere *sp, int nb, double s)
 /* ---- long-range block pairs -------------------------------------------- */
 
 /* The explicit list: partners of block a are pair[first[a] .. first[a+1]). */
+/* A thread's long-range partners, block after block. */
+struct partners {
+	int *v;
+	size_t n, cap;
+};
+
+static void partners_add(struct partners *p, const int *v, size_t n)
+{
+	if (p->n + n > p->cap) {
+		p->cap = 2 * (p->n + n) + 64;
+		p->v = xrealloc_array(p->v, p->cap, sizeof(int));
+	}
+	memcpy(p->v + p->n, v, n * sizeof(int));
+	p->n += n;
+}
+
 static int *long_pairs(const struct proximity *pr,
 		       const struct proximity_sphere *sp, double s,
 		       size_t **first_out)
 {
 	struct hash H;
-	int nb = pr->nblocks;
+	int nb = pr->nblocks, nt = omp_get_max_threads();
 	hash_build(&H, sp, nb, hash_cell(sp, nb, s));
 	size_t *first = xmalloc_array((size_t)nb + 1, sizeof(size_t));
+	size_t *at = xmalloc_array((size_t)nb, sizeof(size_t));
+	int *owner = xmalloc_array((size_t)nb, sizeof(int));
+	struct partners *found = xcalloc((size_t)nt, sizeof *found);
 	first[0] = 0;
-	#pragma omp parallel for schedule(dynamic, 64)
-	for (int a = 0; a < nb; a++)
-		first[a + 1] = proximity_find_partners(pr->block, nb, sp, &H.view,
-						       a, s, NULL);
+	/* one search a block, into its thread's list (a block has at most
+	 * nb partners: the hash holds each block once) */
+	#pragma omp parallel
+	{
+		int t = omp_get_thread_num();
+		int *scratch = xmalloc_array((size_t)nb, sizeof(int));
+		#pragma omp for schedule(dynamic, 64)
+		for (int a = 0; a < nb; a++) {
+			size_t n = proximity_find_partners(pr->block, nb, sp,
+							   &H.view, a, s, scratch);
+			partners_add(&found[t], scratch, n);
+			owner[a] = t;
+			at[a] = found[t].n - n;
+			first[a + 1] = n;
+		}
+		free(scratch);
+	}
+	/* then in block order: the same list whatever thread found what */
 	for (int a = 0; a < nb; a++)
 		first[a + 1] += first[a];
 	int *pair = xmalloc_array(first[nb] + 1, sizeof(int));
-	#pragma omp parallel for schedule(dynamic, 64)
 	for (int a = 0; a < nb; a++)
-		proximity_find_partners(pr->block, nb, sp, &H.view, a, s,
-					pair + first[a]);
+		memcpy(pair + first[a], found[owner[a]].v + at[a],
+		       (first[a + 1] - first[a]) * sizeof(int));
+	for (int t = 0; t < nt; t++)
+		free(found[t].v);
+	free(found);
+	free(owner);
+	free(at);
 	hash_free(&H);
 	*first_out = first;
 	return pair;
