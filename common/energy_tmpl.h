@@ -259,7 +259,10 @@ PL_HD EN_V EN_SFX(fem_stress_column)(EN_V f0, EN_V f1, const EN_REAL n[4],
  * p11, p01), the six-neighbour tessellation's.  The same triangles and
  * stress as fem_grad's ring triangles, each computed once for its three
  * corners: the sums over a vertex's four cells give its FEM gradient up
- * to rounding. */
+ * to rounding.  It is fem_cell_grad_rest for flat rest shapes, written
+ * out for the hot path: the upper triangle's edges taken directly
+ * (p11 - p01 rather than da - db) and no products with the rest
+ * matrix's 0s and 1s, which the compiler may not drop (signed zeros). */
 struct EN_SFX(fem_cell) {
 	EN_V g00, g10, g01, g11;
 };

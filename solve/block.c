@@ -111,11 +111,12 @@ static int vertex_plain(const struct problem *p, size_t v)
 	       !(p->seams.nlinks && p->seams.at[v] >= 0);
 }
 
-/* Copies the tile of block (bx, by) from x, by component; vertices past
+/* The tile of block (bx, by) of src, a grid-wide array of 3 floats a
+ * vertex (positions, tensors), into the planes X, Y, Z; vertices past
  * the grid's edge are zero and never read (their neighbour bits are
  * clear). */
-static void tile_copy(const struct problem *p, const float *x, int bx,
-		      int by, struct tile *t)
+static void tile_copy(const struct problem *p, const float *src, int bx,
+		      int by, float *X, float *Y, float *Z)
 {
 	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
 	int a0 = i0 < 0 ? -i0 : 0;
@@ -125,19 +126,18 @@ static void tile_copy(const struct problem *p, const float *x, int bx,
 		int lo = j >= 0 && j < p->h ? a0 : BLOCK_T;
 		int hi = j >= 0 && j < p->h ? a1 : BLOCK_T;
 		int jr = j < 0 ? 0 : j >= p->h ? p->h - 1 : j;
-		const float *row = x + 3 * ((size_t)jr * (size_t)p->w);
+		const float *row = src + 3 * ((size_t)jr * (size_t)p->w);
 		for (int a = 0; a < lo; a++)
-			t->sx[q + a] = t->sy[q + a] = t->sz[q + a] = 0.0f;
+			X[q + a] = Y[q + a] = Z[q + a] = 0.0f;
 		for (int a = lo; a < hi; a++) {
-			const float *src = row + 3 * (i0 + a);
-			t->sx[q + a] = src[0];
-			t->sy[q + a] = src[1];
-			t->sz[q + a] = src[2];
+			const float *v = row + 3 * (i0 + a);
+			X[q + a] = v[0];
+			Y[q + a] = v[1];
+			Z[q + a] = v[2];
 		}
 		for (int a = hi; a < BLOCK_T; a++)
-			t->sx[q + a] = t->sy[q + a] = t->sz[q + a] = 0.0f;
+			X[q + a] = Y[q + a] = Z[q + a] = 0.0f;
 	}
-	t->aos = AOS_STALE;
 }
 
 /* The interleaved copy brought up to date, for the per-vertex path: the
@@ -198,23 +198,6 @@ void block_plan(struct problem *p)
 	#pragma omp parallel for schedule(static)
 	for (long b = 0; b < nblocks; b++)
 		p->blocks[b] = block_kind_of(p, (int)(b % nbx), (int)(b / nbx));
-}
-
-/* The tile's gathering tensors, by component; zero past the grid. */
-static void tile_tensors(const struct problem *p, int bx, int by,
-			 struct tile *t)
-{
-	int i0 = bx * BLOCK_W - BLOCK_HALO, j0 = by * BLOCK_W - BLOCK_HALO;
-	for (int b = 0; b < BLOCK_T; b++)
-		for (int a = 0; a < BLOCK_T; a++) {
-			int i = i0 + a, j = j0 + b, q = b * BLOCK_T + a;
-			int in = i >= 0 && i < p->w && j >= 0 && j < p->h;
-			const float *S = in ? gather_at(p, (size_t)j *
-					(size_t)p->w + (size_t)i) : NULL;
-			t->tx[q] = S ? S[0] : 0.0f;
-			t->ty[q] = S ? S[1] : 0.0f;
-			t->tz[q] = S ? S[2] : 0.0f;
-		}
 }
 
 /* The moving vertices' half-planes, by component, for project_tile. */
@@ -294,7 +277,8 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 	} else {
 		tile_list(p, bx, by, k, t);
 	}
-	tile_copy(p, x, bx, by, t);
+	tile_copy(p, x, bx, by, t->sx, t->sy, t->sz);
+	t->aos = AOS_STALE;
 	for (int q = 0; q < t->nact; q++) {
 		const float *r = p->rest + 3 * t->gv[q];
 		t->rx[t->at[q]] = r[0];
@@ -304,7 +288,7 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 	if (p->plane)
 		tile_planes(p, t);
 	if (p->gather)
-		tile_tensors(p, bx, by, t);
+		tile_copy(p, p->gather, bx, by, t->tx, t->ty, t->tz);
 	return t->nact;
 }
 

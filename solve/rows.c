@@ -143,24 +143,23 @@ void cell_run_gathered(const struct solve_coef *c, const float *X,
 	}
 }
 
-/* Vertex a's FEM gradient: corner 00 of its own cell, 10 of the cell to
+/* The sum at vertex a of a quantity its four cells hold per corner, in
+ * planes k00 .. k11 of cg: corner 00 of its own cell, 10 of the cell to
  * the left, 01 of the one below, 11 of the one below and to the left. */
+static inline __attribute__((always_inline)) float
+corner_sum(const float *cg, int plane, int cpitch, int a, int k00, int k10,
+	   int k01, int k11)
+{
+	return cg[k00 * plane + a] + cg[k10 * plane + a - 1] +
+	       cg[k01 * plane + a - cpitch] +
+	       cg[k11 * plane + a - cpitch - 1];
+}
+
+/* Component j of vertex a's FEM gradient (planes 0 to 11). */
 static inline __attribute__((always_inline)) float
 cell_sum(const float *cg, int plane, int cpitch, int j, int a)
 {
-	return cg[j * plane + a] + cg[(3 + j) * plane + a - 1] +
-	       cg[(6 + j) * plane + a - cpitch] +
-	       cg[(9 + j) * plane + a - cpitch - 1];
-}
-
-/* Vertex a's FEM preconditioner from the same four corners (planes 12
- * to 15, gathered rest shapes only). */
-static inline __attribute__((always_inline)) float
-cell_diag_sum(const float *cg, int plane, int cpitch, int a)
-{
-	return cg[12 * plane + a] + cg[13 * plane + a - 1] +
-	       cg[14 * plane + a - cpitch] +
-	       cg[15 * plane + a - cpitch - 1];
+	return corner_sum(cg, plane, cpitch, a, j, 3 + j, 6 + j, 9 + j);
 }
 
 static inline __attribute__((always_inline)) struct vertex_grad
@@ -191,7 +190,9 @@ cells_loop(const struct solve_coef *c, const float *X, const float *Y,
 		vec3 fem = v3(cell_sum(cg, plane, pitch, 0, a),
 			      cell_sum(cg, plane, pitch, 1, a),
 			      cell_sum(cg, plane, pitch, 2, a));
-		float fem_d = gathered ? cell_diag_sum(cg, plane, pitch, a)
+		/* the preconditioner: planes 12 to 15 when gathered */
+		float fem_d = gathered ? corner_sum(cg, plane, pitch, a, 12,
+						    13, 14, 15)
 				       : c->fem_diag;
 		struct vertex_grad r = vertex_grad_cells(X, Y, Z, pitch, a,
 			soa_at(RX, RY, RZ, a), parity[a], c, shape_on, fem,
