@@ -178,6 +178,14 @@ PL_HD int ring_dj(int r)
 	return d[r];
 }
 
+/* Bending neighbour k lies two steps away along an axis, outside the
+ * 3 x 3 neighbourhood the elastic terms read: the neighbours the block
+ * method may take from the start of the block (Wang 2021, Eq. 9). */
+PL_HD int nb_far(int k)
+{
+	return k >= 8;
+}
+
 /* Index k turned q quarters counter-clockwise (within its group of 4). */
 PL_HD int nb_turn(int k, int q)
 {

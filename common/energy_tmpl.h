@@ -72,6 +72,20 @@ PL_HD EN_V EN_SFX(en_diff)(const EN_REAL *x, int pitch, int di, int dj)
 	return EN_SFX(en_v)(y[0] - x[0], y[1] - x[1], y[2] - x[2]);
 }
 
+/* en_diff to bending neighbour k, read from xf (row pitch fpitch) when
+ * k is two steps away (nb_far) and from x otherwise: the block method's
+ * Eq. 9 passes the positions at the start of the block as xf, everyone
+ * else x itself, which is en_diff to the bit. */
+PL_HD EN_V EN_SFX(en_diff_nb)(const EN_REAL *x, int pitch,
+			      const EN_REAL *xf, int fpitch, int k)
+{
+	int di = nb_di(k), dj = nb_dj(k);
+	const EN_REAL *y = nb_far(k) ?
+		xf + 3 * ((ptrdiff_t)di + (ptrdiff_t)dj * fpitch) :
+		x + 3 * ((ptrdiff_t)di + (ptrdiff_t)dj * pitch);
+	return EN_SFX(en_v)(y[0] - x[0], y[1] - x[1], y[2] - x[2]);
+}
+
 /* ---- springs ------------------------------------------------------- */
 
 /* The gathering tensor field (Wang 2021, Eq. 13): S points at the
@@ -513,8 +527,10 @@ PL_HD EN_REAL EN_SFX(fem_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 
 /* K x for hinge hg (struct bend_hinge, energy.h) turned q quarters, or
  * 0 with *ok = 0 when one of its vertices is missing.  The weights sum
- * to 0, so K x = sum w_m (x_m - x_v). */
+ * to 0, so K x = sum w_m (x_m - x_v).  The bending functions read their
+ * neighbours two steps away from xf (en_diff_nb); the energies pass x. */
 PL_HD EN_V EN_SFX(bend_hinge_sum)(const EN_REAL *x, int pitch,
+				  const EN_REAL *xf, int fpitch,
 				  struct bend_hinge hg, int q)
 {
 	EN_V kx = EN_SFX(en_v)(0, 0, 0);
@@ -523,12 +539,13 @@ PL_HD EN_V EN_SFX(bend_hinge_sum)(const EN_REAL *x, int pitch,
 		int k = nb_turn(hg.nb[m], q);
 		if (hg.w[m])
 			kx = EN_SFX(en_axpy)(kx, EN_R(hg.w[m]),
-				EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k)));
+				EN_SFX(en_diff_nb)(x, pitch, xf, fpitch, k));
 	}
 	return kx;
 }
 
 PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
+				    const EN_REAL *xf, int fpitch,
 				    uint32_t nbr, struct bend_hinge hg,
 				    int q, int *ok)
 {
@@ -538,13 +555,14 @@ PL_HD EN_V EN_SFX(bend_hinge_apply)(const EN_REAL *x, int pitch,
 			*ok = 0;
 			return EN_SFX(en_v)(0, 0, 0);
 		}
-	return EN_SFX(bend_hinge_sum)(x, pitch, hg, q);
+	return EN_SFX(bend_hinge_sum)(x, pitch, xf, fpitch, hg, q);
 }
 
 /* The constant stencil, over the neighbours present: gradient
  * sum_u S_u (x_u - x_v) and, for BEND_COLLAPSE, the energy share
  * -1/4 sum_u S_u |x_u - x_v|². */
 PL_HD EN_REAL EN_SFX(bend_stencil)(const EN_REAL *x, int pitch,
+				   const EN_REAL *xf, int fpitch,
 				   uint32_t nbr, int parity,
 				   const struct EN_SFX(energy_coef) *c,
 				   EN_V *grad, EN_REAL *diag)
@@ -557,7 +575,7 @@ PL_HD EN_REAL EN_SFX(bend_stencil)(const EN_REAL *x, int pitch,
 		if (!(nbr & own & (1u << k)))
 			continue;
 		EN_REAL s = EN_R(bend_stencil_weight(k));
-		EN_V d = EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k));
+		EN_V d = EN_SFX(en_diff_nb)(x, pitch, xf, fpitch, k);
 		g = EN_SFX(en_axpy)(g, s, d);
 		e -= EN_R(0.25) * s * EN_SFX(en_dot)(d, d);
 		absum += s < 0 ? -s : s;
@@ -596,21 +614,24 @@ PL_HD void EN_SFX(bend_stencil_diffs)(const EN_V d[12], int parity,
 }
 
 /* The twelve bending differences of the vertex at x, AoS with row
- * pitch `pitch` (all twelve must be readable). */
-PL_HD void EN_SFX(bend_diffs)(const EN_REAL *x, int pitch, EN_V d[12])
+ * pitch `pitch`, the far ones from xf (all twelve must be readable). */
+PL_HD void EN_SFX(bend_diffs)(const EN_REAL *x, int pitch,
+			      const EN_REAL *xf, int fpitch, EN_V d[12])
 {
 	PL_UNROLL
 	for (int k = 0; k < 12; k++)
-		d[k] = EN_SFX(en_diff)(x, pitch, nb_di(k), nb_dj(k));
+		d[k] = EN_SFX(en_diff_nb)(x, pitch, xf, fpitch, k);
 }
 
-PL_HD void EN_SFX(bend_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
+PL_HD void EN_SFX(bend_grad)(const EN_REAL *x, int pitch,
+			     const EN_REAL *xf, int fpitch, uint32_t nbr,
 			     int parity, const struct EN_SFX(energy_coef) *c,
 			     EN_V *grad, EN_REAL *diag)
 {
 	uint32_t all = parity ? NB_BEND_ODD : NB_BEND_EVEN;
 	if ((nbr & all) == all || c->bend_rule == BEND_COLLAPSE) {
-		EN_SFX(bend_stencil)(x, pitch, nbr, parity, c, grad, diag);
+		EN_SFX(bend_stencil)(x, pitch, xf, fpitch, nbr, parity, c,
+				     grad, diag);
 		return;
 	}
 	/* near a missing vertex: the hinges that exist, one by one */
@@ -621,7 +642,8 @@ PL_HD void EN_SFX(bend_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 		struct bend_hinge hg = bend_hinge_row(parity, h);
 		for (int q = 0; q < 4; q++) {
 			int ok;
-			EN_V kx = EN_SFX(bend_hinge_apply)(x, pitch, nbr, hg,
+			EN_V kx = EN_SFX(bend_hinge_apply)(x, pitch, xf,
+							   fpitch, nbr, hg,
 							   q, &ok);
 			if (!ok)
 				continue;
@@ -638,15 +660,15 @@ PL_HD EN_REAL EN_SFX(bend_energy)(const EN_REAL *x, int pitch, uint32_t nbr,
 				  const struct EN_SFX(energy_coef) *c)
 {
 	if (c->bend_rule == BEND_COLLAPSE)
-		return EN_SFX(bend_stencil)(x, pitch, nbr, parity, c,
-					    (EN_V *)0, (EN_REAL *)0);
+		return EN_SFX(bend_stencil)(x, pitch, x, pitch, nbr, parity,
+					    c, (EN_V *)0, (EN_REAL *)0);
 	/* the hinges this vertex owns: each hinge once over the grid, a sum
 	 * of squares, so no cancellation in float */
 	EN_REAL sum = 0;
 	int rows = parity ? BEND_ODD_OWNED : BEND_EVEN_OWNED;
 	for (int h = 0; h < rows; h++) {
 		int ok;
-		EN_V kx = EN_SFX(bend_hinge_apply)(x, pitch, nbr,
+		EN_V kx = EN_SFX(bend_hinge_apply)(x, pitch, x, pitch, nbr,
 				bend_owned_row(parity, h), 0, &ok);
 		if (ok)
 			sum += EN_SFX(en_dot)(kx, kx);
@@ -668,11 +690,11 @@ PL_HD EN_REAL EN_SFX(bend_energy_regular)(const EN_REAL *x, int pitch,
 	EN_REAL sum = 0;
 	PL_UNROLL
 	for (int h = 0; h < BEND_EVEN_OWNED; h++) {
-		EN_V ke = EN_SFX(bend_hinge_sum)(x, pitch, bend_owned_row(0, h),
-						 0);
+		EN_V ke = EN_SFX(bend_hinge_sum)(x, pitch, x, pitch,
+						 bend_owned_row(0, h), 0);
 		EN_V ko = h < BEND_ODD_OWNED ?
-			  EN_SFX(bend_hinge_sum)(x, pitch, bend_owned_row(1, h),
-						 0) : ke;
+			  EN_SFX(bend_hinge_sum)(x, pitch, x, pitch,
+						 bend_owned_row(1, h), 0) : ke;
 		EN_V kx = EN_SFX(en_v)(parity ? ko.x : ke.x,
 				       parity ? ko.y : ke.y,
 				       parity ? ko.z : ke.z);
@@ -685,19 +707,33 @@ PL_HD EN_REAL EN_SFX(bend_energy_regular)(const EN_REAL *x, int pitch,
 /* ---- all terms ----------------------------------------------------- */
 
 /* The elastic terms with the gathering tensor field S (see gather_sum;
- * NULL: none); bending keeps the flat lattice's stencils either way. */
-PL_HD void EN_SFX(energy_grad_gather)(const EN_REAL *x, int pitch,
-				      uint32_t nbr, int parity,
-				      const struct EN_SFX(energy_coef) *c,
-				      unsigned terms, const float *S,
-				      int spitch, EN_V *grad, EN_REAL *diag)
+ * NULL: none); bending keeps the flat lattice's stencils either way,
+ * with its neighbours two steps away read from xf (row pitch fpitch;
+ * x and pitch for the gradient at x). */
+PL_HD void EN_SFX(energy_grad_far)(const EN_REAL *x, int pitch,
+				   const EN_REAL *xf, int fpitch,
+				   uint32_t nbr, int parity,
+				   const struct EN_SFX(energy_coef) *c,
+				   unsigned terms, const float *S,
+				   int spitch, EN_V *grad, EN_REAL *diag)
 {
 	if (terms & TERM_SPRING)
 		EN_SFX(spring_grad)(x, pitch, nbr, c, S, spitch, grad, diag);
 	if (terms & TERM_FEM)
 		EN_SFX(fem_grad)(x, pitch, nbr, c, S, spitch, grad, diag);
 	if (terms & TERM_BEND)
-		EN_SFX(bend_grad)(x, pitch, nbr, parity, c, grad, diag);
+		EN_SFX(bend_grad)(x, pitch, xf, fpitch, nbr, parity, c, grad,
+				  diag);
+}
+
+PL_HD void EN_SFX(energy_grad_gather)(const EN_REAL *x, int pitch,
+				      uint32_t nbr, int parity,
+				      const struct EN_SFX(energy_coef) *c,
+				      unsigned terms, const float *S,
+				      int spitch, EN_V *grad, EN_REAL *diag)
+{
+	EN_SFX(energy_grad_far)(x, pitch, x, pitch, nbr, parity, c, terms,
+				S, spitch, grad, diag);
 }
 
 PL_HD EN_REAL EN_SFX(energy_vertex_gather)(const EN_REAL *x, int pitch,
@@ -724,13 +760,14 @@ PL_HD void EN_SFX(energy_grad)(const EN_REAL *x, int pitch, uint32_t nbr,
 				   (const float *)0, 0, grad, diag);
 }
 
-/* energy_grad for a vertex whose neighbour word is complete (all six
- * ring neighbours and every bending neighbour of its parity) and whose
- * bending neighbours of the other parity can be read too, without a
- * gathering field.  The same
- * arithmetic in the same order as energy_grad, with the neighbour tests
- * decided at compile time, so that a row of such vertices vectorises. */
+/* energy_grad_far for a vertex whose neighbour word is complete (all
+ * six ring neighbours and every bending neighbour of its parity) and
+ * whose bending neighbours of the other parity can be read too, without
+ * a gathering field.  The same arithmetic in the same order as
+ * energy_grad_far, with the neighbour tests decided at compile time, so
+ * that a row of such vertices vectorises. */
 PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
+				       const EN_REAL *xf, int fpitch,
 				       int parity,
 				       const struct EN_SFX(energy_coef) *c,
 				       unsigned terms, EN_V *grad,
@@ -745,7 +782,7 @@ PL_HD void EN_SFX(energy_grad_regular)(const EN_REAL *x, int pitch,
 				 diag);
 	if (terms & TERM_BEND) {
 		EN_V d[12];
-		EN_SFX(bend_diffs)(x, pitch, d);
+		EN_SFX(bend_diffs)(x, pitch, xf, fpitch, d);
 		EN_SFX(bend_stencil_diffs)(d, parity, c, grad, diag);
 	}
 }

@@ -39,24 +39,28 @@ struct solve_coef {
 	int gather_pitch;    /* row pitch of the gathering tensors (the
 				grid's width), see solve_vertex_grad */
 	float fem_diag;      /* fem_diag_regular(&e), set with e */
+	int far_start;       /* block method: the bending neighbours two
+				steps away (nb_far) from the start of the
+				block, Wang 2021 Eq. 9; 0: from the tile */
 };
 
 /* Gradient g of F at one vertex and its positive preconditioner d:
  * x and rest point at the vertex's first component (x with row pitch
- * `pitch`; rest is read at the vertex only); S at the vertex's gathering
+ * `pitch`; rest is read at the vertex only); xf at the vertex in the
+ * positions the bending neighbours two steps away are read from (row
+ * pitch fpitch; see solve_coef.far_start); S at the vertex's gathering
  * tensor (the gather channel, row pitch c->gather_pitch), NULL without
  * gathering. */
-PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
-			     const float *S, uint32_t nbr, int parity,
-			     const struct solve_coef *c, vec3 *g, float *d)
+PL_HD void solve_vertex_grad_far(const float *x, int pitch, const float *xf,
+				 int fpitch, const float *rest, const float *S,
+				 uint32_t nbr, int parity,
+				 const struct solve_coef *c, vec3 *g, float *d)
 {
 	*g = v3(0.0f, 0.0f, 0.0f);
 	*d = 0.0f;
-	if (nbr && S)
-		energy_grad_gather_f(x, pitch, nbr, parity, &c->e, c->terms,
-				     S, c->gather_pitch, g, d);
-	else if (nbr)
-		energy_grad_f(x, pitch, nbr, parity, &c->e, c->terms, g, d);
+	if (nbr)
+		energy_grad_far_f(x, pitch, xf, fpitch, nbr, parity, &c->e,
+				  c->terms, S, c->gather_pitch, g, d);
 	if (c->shape > 0.0f) {
 		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);
 		*g = v3_madd(*g, off, c->shape);
@@ -64,18 +68,29 @@ PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
 	}
 }
 
-/* solve_vertex_grad for a vertex with every neighbour (see
+/* The gradient at x itself. */
+PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
+			     const float *S, uint32_t nbr, int parity,
+			     const struct solve_coef *c, vec3 *g, float *d)
+{
+	solve_vertex_grad_far(x, pitch, x, pitch, rest, S, nbr, parity, c, g,
+			      d);
+}
+
+/* solve_vertex_grad_far for a vertex with every neighbour (see
  * energy_grad_regular): the same numbers, bit for bit, when shape_on is
  * c->shape > 0 (a separate argument so that a caller can make it a
  * constant and keep the test out of a vector loop). */
 PL_HD void solve_vertex_grad_regular(const float *x, int pitch,
+				     const float *xf, int fpitch,
 				     const float *rest, int parity,
 				     const struct solve_coef *c, int shape_on,
 				     vec3 *g, float *d)
 {
 	*g = v3(0.0f, 0.0f, 0.0f);
 	*d = 0.0f;
-	energy_grad_regular_f(x, pitch, parity, &c->e, c->terms, g, d);
+	energy_grad_regular_f(x, pitch, xf, fpitch, parity, &c->e, c->terms,
+			      g, d);
 	if (shape_on) {
 		vec3 off = v3(x[0] - rest[0], x[1] - rest[1], x[2] - rest[2]);
 		*g = v3_madd(*g, off, c->shape);

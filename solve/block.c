@@ -47,6 +47,12 @@ struct tile {
 	 * one inner iteration ago */
 	float sx[PLANE], sy[PLANE], sz[PLANE];
 	float ox[PLANE], oy[PLANE], oz[PLANE];
+	/* with Eq. 9 (solve_coef.far_start), the positions at the start of
+	 * the block, where the bending neighbours two steps away are read,
+	 * and their interleaved copy when the per-vertex path needs it */
+	float fx[PLANE], fy[PLANE], fz[PLANE];
+	float xf[TILE_N * 3];
+	int xf_fresh;
 	/* the positions interleaved, for the per-vertex path, and how
 	 * much of them is current: enum aos */
 	float x[TILE_N * 3];
@@ -140,22 +146,34 @@ static void tile_copy(const struct problem *p, const float *src, int bx,
 	}
 }
 
-/* The interleaved copy brought up to date, for the per-vertex path: the
- * whole tile after a load, the interior after a move (the halo does not
- * move). */
-static void tile_interleave(struct tile *t)
+/* Rows and columns lo to hi - 1 of the planes X, Y, Z into the
+ * interleaved dst. */
+static void interleave(const float *X, const float *Y, const float *Z,
+		       int lo, int hi, float *dst)
 {
+	for (int b = lo; b < hi; b++)
+		for (int a = lo; a < hi; a++) {
+			int q = b * BLOCK_T + a;
+			dst[3 * q] = X[q];
+			dst[3 * q + 1] = Y[q];
+			dst[3 * q + 2] = Z[q];
+		}
+}
+
+/* The interleaved copies brought up to date, for the per-vertex path:
+ * the whole tile after a load, the interior after a move (the halo does
+ * not move); with Eq. 9 the start of the block once. */
+static void tile_interleave(const struct problem *p, struct tile *t)
+{
+	if (p->c.far_start && !t->xf_fresh) {
+		interleave(t->fx, t->fy, t->fz, 0, BLOCK_T, t->xf);
+		t->xf_fresh = 1;
+	}
 	if (t->aos == AOS_FRESH)
 		return;
 	int lo = t->aos == AOS_STALE ? 0 : BLOCK_HALO;
 	int hi = t->aos == AOS_STALE ? BLOCK_T : BLOCK_HALO + BLOCK_W;
-	for (int b = lo; b < hi; b++)
-		for (int a = lo; a < hi; a++) {
-			int q = b * BLOCK_T + a;
-			t->x[3 * q] = t->sx[q];
-			t->x[3 * q + 1] = t->sy[q];
-			t->x[3 * q + 2] = t->sz[q];
-		}
+	interleave(t->sx, t->sy, t->sz, lo, hi, t->x);
 	t->aos = AOS_FRESH;
 }
 
@@ -278,6 +296,12 @@ static int tile_load(const struct problem *p, const float *x, int bx,
 		tile_list(p, bx, by, k, t);
 	}
 	tile_copy(p, x, bx, by, t->sx, t->sy, t->sz);
+	if (p->c.far_start) {
+		memcpy(t->fx, t->sx, sizeof t->fx);
+		memcpy(t->fy, t->sy, sizeof t->fy);
+		memcpy(t->fz, t->sz, sizeof t->fz);
+		t->xf_fresh = 0;
+	}
 	t->aos = AOS_STALE;
 	for (int q = 0; q < t->nact; q++) {
 		const float *r = p->rest + 3 * t->gv[q];
@@ -308,6 +332,12 @@ static void tile_runs_by_cells(const struct problem *p, struct tile *t)
 		    BLOCK_HALO + BLOCK_W - 1;
 	int cfirst = first - BLOCK_T - 1;
 	int ncells = LANES(last - cfirst + 1), gathered = p->gather != NULL;
+	const float *far[3] = {t->sx + first, t->sy + first, t->sz + first};
+	if (p->c.far_start) {
+		far[0] = t->fx + first;
+		far[1] = t->fy + first;
+		far[2] = t->fz + first;
+	}
 	if (gathered)
 		cell_run_gathered(&p->c, t->sx + cfirst, t->sy + cfirst,
 				  t->sz + cfirst, t->tx + cfirst, t->ty + cfirst,
@@ -317,7 +347,7 @@ static void tile_runs_by_cells(const struct problem *p, struct tile *t)
 		cell_run(&p->c, t->sx + cfirst, t->sy + cfirst, t->sz + cfirst,
 			 BLOCK_T, ncells, t->cg + cfirst, PLANE);
 	grad_run_cells(&p->c, t->sx + first, t->sy + first, t->sz + first,
-		       BLOCK_T, t->rx + first, t->ry + first, t->rz + first,
+		       far, BLOCK_T, t->rx + first, t->ry + first, t->rz + first,
 		       t->par + first, LANES(last - first + 1), t->cg + first,
 		       PLANE, gathered, t->gx + first, t->gy + first,
 		       t->gz + first, t->d + first);
@@ -327,15 +357,17 @@ static void tile_runs_by_cells(const struct problem *p, struct tile *t)
  * t->d. */
 static void tile_gradients(const struct problem *p, struct tile *t)
 {
-	int cells = fem_by_cells(&p->c);
+	int cells = fem_by_cells(&p->c), far = p->c.far_start;
 	if (t->nrun && cells)
 		tile_runs_by_cells(p, t);
 	int aos = t->nscalar || t->nother || (t->nrun && !cells);
 	if (aos)
-		tile_interleave(t);
+		tile_interleave(p, t);
 	for (int r = 0; r < t->nrun && !cells; r++) {
 		int q = t->run_q0[r], at = t->at[q];
-		grad_run(&p->c, t->x + 3 * at, BLOCK_T, p->rest + 3 * t->gv[q],
+		const float *xt = t->x + 3 * at;
+		grad_run(&p->c, xt, BLOCK_T, far ? t->xf + 3 * at : xt,
+			 BLOCK_T, p->rest + 3 * t->gv[q],
 			 t->parity[q], t->run_n[r], t->gx + at, t->gy + at,
 			 t->gz + at, t->d + at);
 	}
@@ -343,9 +375,11 @@ static void tile_gradients(const struct problem *p, struct tile *t)
 		int q = t->scalar_q[s], at = t->at[q];
 		vec3 g;
 		size_t v = t->gv[q];
-		solve_vertex_grad(t->x + 3 * at, BLOCK_T, p->rest + 3 * v,
-				  gather_at(p, v), p->nbr[v], t->parity[q],
-				  &p->c, &g, &t->d[at]);
+		const float *xt = t->x + 3 * at;
+		solve_vertex_grad_far(xt, BLOCK_T, far ? t->xf + 3 * at : xt,
+				      BLOCK_T, p->rest + 3 * v,
+				      gather_at(p, v), p->nbr[v], t->parity[q],
+				      &p->c, &g, &t->d[at]);
 		t->gx[at] = g.x;
 		t->gy[at] = g.y;
 		t->gz[at] = g.z;

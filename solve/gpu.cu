@@ -101,11 +101,14 @@ struct step_args {
 	float self_radius, self_k;
 };
 
+/* xf, fpitch: where the bending neighbours two steps away are read
+ * (solve_vertex_grad_far) */
 __device__ void vertex_grad(const struct step_args &a, const float *xv,
-			    int pitch, size_t v, int parity, vec3 *g, float *d)
+			    int pitch, const float *xf, int fpitch, size_t v,
+			    int parity, vec3 *g, float *d)
 {
-	solve_vertex_grad(xv, pitch, a.rest + 3 * v, (const float *)0, a.nbr[v],
-			  parity, &a.c, g, d);
+	solve_vertex_grad_far(xv, pitch, xf, fpitch, a.rest + 3 * v,
+			      (const float *)0, a.nbr[v], parity, &a.c, g, d);
 	if (a.at)
 		seam_term(a.at, a.sgrad, a.sdiag, v, xv, a.x + 3 * v, g, d);
 	/* the neighbours at the start of the outer iteration, as the CPU's
@@ -127,7 +130,8 @@ __global__ void gd_kernel(struct step_args a)
 	if (a.mov[v]) {
 		vec3 g;
 		float d;
-		vertex_grad(a, a.x + 3 * v, a.w, v, (i + j) & 1, &g, &d);
+		vertex_grad(a, a.x + 3 * v, a.w, a.x + 3 * v, a.w, v,
+			    (i + j) & 1, &g, &d);
 		s = solve_vertex_step(g, d, a.c.step);
 	}
 	vec3 y = v3_add(v3_load(a.x + 3 * v), s);
@@ -154,6 +158,10 @@ __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
 	size_t v = in ? (size_t)j * (size_t)a.w + (size_t)i : 0;
 	int active = in && a.mov[v];
 	float *xt = tile + 3 * ((ty + HALO) * T + tx + HALO);
+	/* Eq. 9: the far bending neighbours from x, the start of the block
+	 * (as block.c's tile copy of it) */
+	const float *xf = a.c.far_start ? a.x + 3 * v : xt;
+	int fpitch = a.c.far_start ? a.w : T;
 	float old[3] = {0.0f, 0.0f, 0.0f};
 	/* the CPU skips a block with no moving vertex; its values are
 	 * written back unchanged either way */
@@ -165,7 +173,8 @@ __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
 		if (active) {
 			vec3 g;
 			float d;
-			vertex_grad(a, xt, T, v, (i + j) & 1, &g, &d);
+			vertex_grad(a, xt, T, xf, fpitch, v, (i + j) & 1, &g,
+				    &d);
 			s = solve_vertex_step(g, d, a.c.step);
 		}
 		__syncthreads();

@@ -22,7 +22,8 @@ static const char usage_text[] =
 "                   [--seam s] [--body file] [--self] [--collision-scale s]\n"
 "                   [--dynamic] [--dt s] [--gravity gx,gy,gz] [--pin u,v[,r]]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
-"                   [--rho r] [--inner-rho r] [--device device]\n"
+"                   [--rho r] [--inner-rho r] [--far-bending when]\n"
+"                   [--device device]\n"
 "                   [--air Pa] [--inflate Pa] [--fill m]\n"
 "                   [--fill-stiffness N/m3]\n"
 "                   [--stats file] [--progress] [-q] [file ...]\n"
@@ -64,6 +65,10 @@ static const char usage_text[] =
 "      --rho R          outer Chebyshev spectral radius (default 0.992)\n"
 "      --inner-rho R    block: inner Chebyshev radius (default 0.75;\n"
 "                       0: off)\n"
+"      --far-bending W  block: bending neighbours two steps away as\n"
+"                       they are now (now, the default) or as they were\n"
+"                       at the start of the block (start: Wang 2021,\n"
+"                       Eq. 9)\n"
 "      --device D       cpu, cuda or auto (default auto)\n"
 "      --air P          inflate with air at pressure P, Pa, on the\n"
 "                       enclosed volume (normals from the iterate)\n"
@@ -100,7 +105,8 @@ struct options {
 
 enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_DENSITY, OPT_SHAPE, OPT_STEP, OPT_CHECK, OPT_INNER, OPT_RHO,
-       OPT_INNER_RHO, OPT_DEVICE, OPT_STATS, OPT_PROGRESS, OPT_SEAM,
+       OPT_INNER_RHO, OPT_FAR_BENDING, OPT_DEVICE, OPT_STATS,
+       OPT_PROGRESS, OPT_SEAM,
        OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF,
        OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K };
 enum { OPT_DYNAMIC = 512, OPT_DT, OPT_GRAVITY, OPT_PIN };
@@ -129,6 +135,7 @@ static const struct option longopts[] = {
 	{"inner", required_argument, NULL, OPT_INNER},
 	{"rho", required_argument, NULL, OPT_RHO},
 	{"inner-rho", required_argument, NULL, OPT_INNER_RHO},
+	{"far-bending", required_argument, NULL, OPT_FAR_BENDING},
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"stats", required_argument, NULL, OPT_STATS},
 	{"air", required_argument, NULL, OPT_AIR},
@@ -162,6 +169,15 @@ static unsigned parse_model(const char *s)
 	if (strcmp(s, "spring") == 0)
 		return TERM_SPRING | TERM_BEND;
 	usage_fail("--model: '%s' is not fem or spring", s);
+}
+
+static int parse_far_bending(const char *s)
+{
+	if (strcmp(s, "now") == 0)
+		return 0;
+	if (strcmp(s, "start") == 0)
+		return 1;
+	usage_fail("--far-bending: '%s' is not now or start", s);
 }
 
 static void defaults(struct options *o)
@@ -281,6 +297,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_INNER: o->sp.inner = (int)parse_long("--inner", optarg, 1, 64); break;
 		case OPT_RHO: o->sp.rho = parse_double("--rho", optarg, 0, 0.9999); break;
 		case OPT_INNER_RHO: o->sp.inner_rho = parse_double("--inner-rho", optarg, 0, 0.9999); break;
+		case OPT_FAR_BENDING: o->sp.far_start = parse_far_bending(optarg); break;
 		case OPT_DEVICE: o->device = optarg; break;
 		case OPT_STATS: o->stats = optarg; break;
 		case OPT_AIR: o->sp.effects.air = (float)parse_double("--air", optarg, 0, 1e6); break;

@@ -120,6 +120,7 @@ int problem_init(struct problem *p, struct grid *g,
 	p->c.shape = (float)p->shape;
 	p->c.step = (float)sp->step;
 	p->c.gather_pitch = p->w;
+	p->c.far_start = sp->far_start;
 
 	size_t bytes = p->n * 3 * sizeof(float);
 	if (!(p->x = buffer(p->n, e)) || !(p->prev = buffer(p->n, e)) ||
@@ -238,8 +239,9 @@ void row_gradients(const struct problem *p, const float *x, int j,
 		while (i + n < p->w && vertex_runs(p, i + n, j))
 			n++;
 		if (n) {
-			grad_run(&p->c, x + 3 * v, p->w, p->rest + 3 * v,
-				 (i + j) & 1, n, gx + i, gy + i, gz + i, d + i);
+			grad_run(&p->c, x + 3 * v, p->w, x + 3 * v, p->w,
+				 p->rest + 3 * v, (i + j) & 1, n, gx + i,
+				 gy + i, gz + i, d + i);
 			i += n;
 			continue;
 		}

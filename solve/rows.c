@@ -28,24 +28,26 @@ struct vertex_grad {
 };
 
 static inline __attribute__((always_inline)) struct vertex_grad
-vertex_grad_regular(const float *x, int pitch, const float *rest,
-		    int parity, const struct solve_coef *c, int shape_on)
+vertex_grad_regular(const float *x, int pitch, const float *xf, int fpitch,
+		    const float *rest, int parity, const struct solve_coef *c,
+		    int shape_on)
 {
 	struct vertex_grad r;
-	solve_vertex_grad_regular(x, pitch, rest, parity, c, shape_on, &r.g,
-				  &r.d);
+	solve_vertex_grad_regular(x, pitch, xf, fpitch, rest, parity, c,
+				  shape_on, &r.g, &r.d);
 	return r;
 }
 
 static inline __attribute__((always_inline)) void
 run_loop(const struct solve_coef *c, const float *x, int pitch,
-	 const float *rest, int parity0, int n, float *gx, float *gy,
-	 float *gz, float *d, int shape_on)
+	 const float *xf, int fpitch, const float *rest, int parity0, int n,
+	 float *gx, float *gy, float *gz, float *d, int shape_on)
 {
 	#pragma omp simd
 	for (int a = 0; a < n; a++) {
 		struct vertex_grad r = vertex_grad_regular(x + 3 * a, pitch,
-			rest + 3 * a, (parity0 + a) & 1, c, shape_on);
+			xf + 3 * a, fpitch, rest + 3 * a, (parity0 + a) & 1,
+			c, shape_on);
 		gx[a] = r.g.x;
 		gy[a] = r.g.y;
 		gz[a] = r.g.z;
@@ -58,21 +60,22 @@ run_loop(const struct solve_coef *c, const float *x, int pitch,
  * left inside the loop. */
 VECTOR_CLONES
 void grad_run(const struct solve_coef *c, const float *x, int pitch,
-	      const float *rest, int parity0, int n, float *gx, float *gy,
-	      float *gz, float *d)
+	      const float *xf, int fpitch, const float *rest, int parity0,
+	      int n, float *gx, float *gy, float *gz, float *d)
 {
 	struct solve_coef k = *c;
 	int shape = c->shape > 0.0f;
 	if (c->terms == (TERM_FEM | TERM_BEND)) {
 		k.terms = TERM_FEM | TERM_BEND;
 		if (shape)
-			run_loop(&k, x, pitch, rest, parity0, n, gx, gy, gz,
-				 d, 1);
+			run_loop(&k, x, pitch, xf, fpitch, rest, parity0, n,
+				 gx, gy, gz, d, 1);
 		else
-			run_loop(&k, x, pitch, rest, parity0, n, gx, gy, gz,
-				 d, 0);
+			run_loop(&k, x, pitch, xf, fpitch, rest, parity0, n,
+				 gx, gy, gz, d, 0);
 	} else {
-		run_loop(c, x, pitch, rest, parity0, n, gx, gy, gz, d, shape);
+		run_loop(c, x, pitch, xf, fpitch, rest, parity0, n, gx, gy,
+			 gz, d, shape);
 	}
 }
 
@@ -162,17 +165,22 @@ cell_sum(const float *cg, int plane, int cpitch, int j, int a)
 	return corner_sum(cg, plane, cpitch, a, j, 3 + j, 6 + j, 9 + j);
 }
 
+/* The bending differences as en_diff_nb takes them: the far neighbours
+ * from the planes FX, FY, FZ (X, Y, Z themselves but for Eq. 9). */
 static inline __attribute__((always_inline)) struct vertex_grad
-vertex_grad_cells(const float *X, const float *Y, const float *Z, int pitch,
+vertex_grad_cells(const float *X, const float *Y, const float *Z,
+		  const float *FX, const float *FY, const float *FZ, int pitch,
 		  int a, vec3 rest, int parity, const struct solve_coef *c,
 		  int shape_on, vec3 fem, float fem_d)
 {
 	struct vertex_grad r;
 	vec3 xv = soa_at(X, Y, Z, a), nbd[12];
 	PL_UNROLL
-	for (int k = 0; k < 12; k++)
-		nbd[k] = v3_sub(soa_at(X, Y, Z, a + nb_di(k) + nb_dj(k) * pitch),
-				xv);
+	for (int k = 0; k < 12; k++) {
+		int at = a + nb_di(k) + nb_dj(k) * pitch;
+		nbd[k] = v3_sub(nb_far(k) ? soa_at(FX, FY, FZ, at)
+					  : soa_at(X, Y, Z, at), xv);
+	}
 	solve_vertex_grad_cells(xv, rest, nbd, parity, c, shape_on, fem,
 				fem_d, &r.g, &r.d);
 	return r;
@@ -180,7 +188,8 @@ vertex_grad_cells(const float *X, const float *Y, const float *Z, int pitch,
 
 static inline __attribute__((always_inline)) void
 cells_loop(const struct solve_coef *c, const float *X, const float *Y,
-	   const float *Z, int pitch, const float *RX, const float *RY,
+	   const float *Z, const float *F[3], int pitch, const float *RX,
+	   const float *RY,
 	   const float *RZ, const unsigned char *parity, int n,
 	   const float *cg, int plane, float *gx, float *gy, float *gz,
 	   float *d, int shape_on, int gathered)
@@ -194,7 +203,8 @@ cells_loop(const struct solve_coef *c, const float *X, const float *Y,
 		float fem_d = gathered ? corner_sum(cg, plane, pitch, a, 12,
 						    13, 14, 15)
 				       : c->fem_diag;
-		struct vertex_grad r = vertex_grad_cells(X, Y, Z, pitch, a,
+		struct vertex_grad r = vertex_grad_cells(X, Y, Z, F[0], F[1],
+			F[2], pitch, a,
 			soa_at(RX, RY, RZ, a), parity[a], c, shape_on, fem,
 			fem_d);
 		gx[a] = r.g.x;
@@ -206,7 +216,8 @@ cells_loop(const struct solve_coef *c, const float *X, const float *Y,
 
 VECTOR_CLONES
 void grad_run_cells(const struct solve_coef *c, const float *X,
-		    const float *Y, const float *Z, int pitch, const float *RX,
+		    const float *Y, const float *Z, const float *F[3],
+		    int pitch, const float *RX,
 		    const float *RY, const float *RZ,
 		    const unsigned char *parity, int n, const float *cg,
 		    int plane, int gathered, float *gx, float *gy, float *gz,
@@ -219,19 +230,19 @@ void grad_run_cells(const struct solve_coef *c, const float *X,
 		k.terms = TERM_FEM | TERM_BEND;
 		int shape = c->shape > 0.0f;
 		if (shape && gathered)
-			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+			cells_loop(&k, X, Y, Z, F, pitch, RX, RY, RZ, parity, n,
 				   cg, plane, gx, gy, gz, d, 1, 1);
 		else if (shape)
-			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+			cells_loop(&k, X, Y, Z, F, pitch, RX, RY, RZ, parity, n,
 				   cg, plane, gx, gy, gz, d, 1, 0);
 		else if (gathered)
-			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+			cells_loop(&k, X, Y, Z, F, pitch, RX, RY, RZ, parity, n,
 				   cg, plane, gx, gy, gz, d, 0, 1);
 		else
-			cells_loop(&k, X, Y, Z, pitch, RX, RY, RZ, parity, n,
+			cells_loop(&k, X, Y, Z, F, pitch, RX, RY, RZ, parity, n,
 				   cg, plane, gx, gy, gz, d, 0, 0);
 	} else {
-		cells_loop(c, X, Y, Z, pitch, RX, RY, RZ, parity, n, cg,
+		cells_loop(c, X, Y, Z, F, pitch, RX, RY, RZ, parity, n, cg,
 			   plane, gx, gy, gz, d, c->shape > 0.0f, gathered);
 	}
 }

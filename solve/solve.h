@@ -39,6 +39,7 @@ struct solve_params {
 	int inner;               /* block: inner iterations */
 	double rho;              /* outer Chebyshev */
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
+	int far_start;           /* block: Eq. 9 (solve_coef.far_start) */
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
 	int pcg_restart;         /* pcg: steepest (block) step every n */
 	int self;                /* self collision */
@@ -296,14 +297,15 @@ static inline void extra_vertex(const struct problem *p, size_t v,
 #define VECTOR_CLONES
 #endif
 
-/* rows.c: solve_vertex_grad for n consecutive vertices of a row, every
- * one of them complete (nbr_complete) and able to read the far bending
- * neighbours of both parities: x and rest at the first, parity0 its
- * parity; gradients and preconditioners into gx, gy, gz, d[0 .. n-1].
- * The same numbers as solve_vertex_grad, as one vector loop. */
+/* rows.c: solve_vertex_grad_far for n consecutive vertices of a row,
+ * every one of them complete (nbr_complete) and able to read the far
+ * bending neighbours of both parities: x, xf and rest at the first,
+ * parity0 its parity; gradients and preconditioners into gx, gy, gz,
+ * d[0 .. n-1].  The same numbers as solve_vertex_grad_far, as one
+ * vector loop. */
 void grad_run(const struct solve_coef *c, const float *x, int pitch,
-	      const float *rest, int parity0, int n, float *gx, float *gy,
-	      float *gz, float *d);
+	      const float *xf, int fpitch, const float *rest, int parity0,
+	      int n, float *gx, float *gy, float *gz, float *d);
 
 /* The same with the FEM by cells (fem_cell_grad), for the block step,
  * over n consecutive positions of a tile held by component (X, Y, Z
@@ -312,7 +314,9 @@ void grad_run(const struct solve_coef *c, const float *x, int pitch,
  * cells whose corner p00 is at X, Y, Z into cg, corner k's component j
  * at plane 3k + j (planes `plane` floats apart); grad_run_cells takes
  * each vertex's FEM gradient from the four cells around it (cg at the
- * first vertex's own cell) and adds the other terms; the rest
+ * first vertex's own cell) and adds the other terms, reading the
+ * bending neighbours two steps away from the planes F[0 .. 2] (X, Y, Z
+ * but for Eq. 9, see solve_coef.far_start) and the rest
  * positions RX, RY, RZ and the parities (a byte each) are indexed like
  * X.  c->terms must hold TERM_FEM and not TERM_SPRING.  The same
  * numbers as grad_run but for the rounding of the FEM sums. */
@@ -327,7 +331,8 @@ void cell_run_gathered(const struct solve_coef *c, const float *X,
 		       const float *TY, const float *TZ, int pitch, int n,
 		       float *cg, int plane);
 void grad_run_cells(const struct solve_coef *c, const float *X,
-		    const float *Y, const float *Z, int pitch, const float *RX,
+		    const float *Y, const float *Z, const float *F[3],
+		    int pitch, const float *RX,
 		    const float *RY, const float *RZ,
 		    const unsigned char *parity, int n, const float *cg,
 		    int plane, int gathered, float *gx, float *gy, float *gz,

@@ -56,20 +56,23 @@ energy_at() {
 	pleat-resample -s 256 "$W/skirt.obj" |
 		pleat-gather --quilt 0.1,0.02,0.8 --perturb 0.3 |
 		pleat-solve -q -n 8 > "$W/w3.grid"
-	for f in w1 w2 w3; do
-		run "$T" blockref "$W/$f.grid" spring
-		echo "$f spring: $output"
+	# Both with the far bending neighbours as they are now and from the
+	# start of the block (Eq. 9), which the reference reads from the
+	# grid and block.c from its own copies.
+	for f in w1 w2 w3; do for far in now start; do
+		run "$T" blockref "$W/$f.grid" spring $far
+		echo "$f spring $far: $output"
 		[ "$status" -eq 0 ]
 		read -r _ differ _ _ _ rows _ _ _ _ <<< "$output"
 		[ "$differ" -eq 0 ]
 		[ "$rows" -gt 0 ]
-		run "$T" blockref "$W/$f.grid"
-		echo "$f fem: $output"
+		run "$T" blockref "$W/$f.grid" fem $far
+		echo "$f fem $far: $output"
 		[ "$status" -eq 0 ]
 		read -r _ differ _ _ _ rows _ ulps _ motion <<< "$output"
 		[ "$rows" -gt 0 ]
 		awk -v u="$ulps" -v m="$motion" 'BEGIN { exit !(u <= 16 && m > 1e-6) }'
-	done
+	done; done
 }
 
 @test "a strip compressed by 10% buckles; the energy never rises between checks" {
@@ -89,28 +92,32 @@ energy_at() {
 	[ "$(wc -l < "$W/st.json")" -eq 33 ]   # iteration 0 and every 8th
 }
 
-@test "after 256 iterations, relative error: block < chebyshev < gd, pcg < gd" {
+@test "after 256 iterations, relative error: block < chebyshev < gd, pcg < gd, Eq. 9 < chebyshev" {
 	compressed_strip
 	export OMP_NUM_THREADS=1
 	pleat-solve -q -n 4000 --stats "$W/star.json" "$W/cs.grid" > /dev/null
 	fstar=$(energy_at "$W/star.json" 4000)
 	f0=$(energy_at "$W/star.json" 0)
-	for m in gd chebyshev block pcg; do
-		pleat-solve -q -m "$m" --stats "$W/$m.json" "$W/cs.grid" > /dev/null
+	for m in gd chebyshev block pcg eq9; do
+		args=(-m "$m")
+		[ "$m" = eq9 ] && args=(-m block --far-bending start)
+		pleat-solve -q "${args[@]}" --stats "$W/$m.json" "$W/cs.grid" > /dev/null
 		fk=$(energy_at "$W/$m.json" 256)
 		eval "rel_$m=$(awk -v a="$fk" -v s="$fstar" -v z="$f0" 'BEGIN { printf "%.6g", (a - s) / (z - s) }')"
 	done
 	echo "# F0 $f0 F* $fstar (4000 block iterations)" >&3
-	echo "# relative error after 256: gd $rel_gd chebyshev $rel_chebyshev block $rel_block pcg $rel_pcg" >&3
+	echo "# relative error after 256: gd $rel_gd chebyshev $rel_chebyshev block $rel_block pcg $rel_pcg block with Eq. 9 $rel_eq9" >&3
 	awk -v g="$rel_gd" -v c="$rel_chebyshev" -v b="$rel_block" -v p="$rel_pcg" \
-		'BEGIN { exit !(b > 0 && b < c && c < g && g < 1 && p > 0 && p < g) }'
+		-v e="$rel_eq9" \
+		'BEGIN { exit !(b > 0 && b < c && c < g && g < 1 && p > 0 && p < g &&
+				e > 0 && e < c) }'
 }
 
 @test "the result is the same bytes with 1 and 2 threads, every method" {
 	compressed_strip
-	for m in block chebyshev gd pcg; do
-		OMP_NUM_THREADS=1 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/a.grid"
-		OMP_NUM_THREADS=2 pleat-solve -q -m "$m" -n 48 "$W/cs.grid" > "$W/b.grid"
+	for m in block chebyshev gd pcg "block --far-bending start"; do
+		OMP_NUM_THREADS=1 pleat-solve -q -m $m -n 48 "$W/cs.grid" > "$W/a.grid"
+		OMP_NUM_THREADS=2 pleat-solve -q -m $m -n 48 "$W/cs.grid" > "$W/b.grid"
 		cmp "$W/a.grid" "$W/b.grid"
 	done
 }
@@ -159,6 +166,23 @@ bad() {
 	run --separate-stderr pleat-solve --device tpu
 	[ "$status" -eq 2 ]
 	[ "${stderr%%$'\n'*}" = "pleat-solve: --device: 'tpu' is not cpu, cuda or auto" ]
+	run --separate-stderr pleat-solve --far-bending later
+	[ "$status" -eq 2 ]
+	[ "${stderr%%$'\n'*}" = "pleat-solve: --far-bending: 'later' is not now or start" ]
+}
+
+@test "Eq. 9: the far bending neighbours from the start of the block change nothing in one inner iteration, and do in four" {
+	compressed_strip
+	pleat-solve -q -n 40 "$W/cs.grid" > "$W/w.grid"
+	for inner in 1 4; do
+		pleat-solve -q -n 8 --inner $inner "$W/w.grid" > "$W/now.grid"
+		pleat-solve -q -n 8 --inner $inner --far-bending start "$W/w.grid" > "$W/start.grid"
+		if [ $inner -eq 1 ]; then
+			cmp "$W/now.grid" "$W/start.grid"
+		else
+			! cmp -s "$W/now.grid" "$W/start.grid"
+		fi
+	done
 }
 
 # Whether a GPU answers here (the CUDA backend built and a device found).

@@ -383,7 +383,9 @@ static int seamfd(const char *path)
 }
 
 /* The block method as first written, one vertex at a time: the
- * reference for block.c's vector rows.  Block (bx, by) of x into out. */
+ * reference for block.c's vector rows.  Block (bx, by) of x into out.
+ * With Eq. 9 the far bending neighbours come from x itself, the start of
+ * the block, where block.c reads its own copy. */
 static void block_reference(const struct problem *p, const float *x,
 			    int bx, int by, int inner, float inner_rho,
 			    float *out)
@@ -414,7 +416,10 @@ static void block_reference(const struct problem *p, const float *x,
 				if (pass == 0) {
 					vec3 g;
 					float d;
-					solve_vertex_grad(xv, BLOCK_T,
+					int far = p->c.far_start;
+					solve_vertex_grad_far(xv, BLOCK_T,
+						far ? x + 3 * v : xv,
+						far ? p->w : BLOCK_T,
 						p->rest + 3 * v,
 						gather_at(p, v), p->nbr[v],
 						(i + j) & 1, &p->c, &g, &d);
@@ -442,7 +447,7 @@ static void block_reference(const struct problem *p, const float *x,
 	}
 }
 
-static int blockref(const char *path, const char *model)
+static int blockref(const char *path, const char *model, int far_start)
 {
 	struct grid g;
 	struct problem p;
@@ -456,6 +461,7 @@ static int blockref(const char *path, const char *model)
 	};
 	if (model && strcmp(model, "spring") == 0)
 		sp.terms = TERM_SPRING | TERM_BEND;
+	sp.far_start = far_start;
 	load(path, &g);
 	if (problem_init(&p, &g, &sp, &e)) {
 		fprintf(stderr, "%s\n", e.msg);
@@ -511,8 +517,9 @@ static int blockref(const char *path, const char *model)
 
 int main(int argc, char **argv)
 {
-	if ((argc == 3 || argc == 4) && strcmp(argv[1], "blockref") == 0)
-		return blockref(argv[2], argc == 4 ? argv[3] : NULL);
+	if (argc >= 3 && argc <= 5 && strcmp(argv[1], "blockref") == 0)
+		return blockref(argv[2], argc >= 4 ? argv[3] : NULL,
+				argc == 5 && strcmp(argv[4], "start") == 0);
 	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
 		return xdiff(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "drift") == 0)
