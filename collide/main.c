@@ -237,27 +237,25 @@ static void check_grid(const struct options *o, const struct body *b,
 	}
 }
 
+struct check_args {
+	const struct options *o;
+	const struct body *b;
+	const char *path;
+};
+
+static void check_visit(struct grid *g, int index, void *arg)
+{
+	const struct check_args *a = arg;
+	check_grid(a->o, a->b, g, a->path, index);
+}
+
 static void check_stream(const struct options *o, const struct body *b,
 			 const char *path)
 {
-	struct grid g;
 	struct error e;
-	int stdin_input = strcmp(path, "-") == 0;
-	FILE *f = stdin_input ? stdin : fopen(path, "rb");
-	if (!f)
-		die("cannot open %s: %s", path, strerror(errno));
-	struct grid_reader r = {.f = f, .name = path};
-	int res;
-	while ((res = grid_read(&r, &g, &e)) == 1) {
-		check_grid(o, b, &g, path, r.index);
-		grid_free(&g);
-	}
-	if (res < 0)
+	struct check_args a = {o, b, path};
+	if (grid_each_path(path, check_visit, &a, &e) < 0)
 		die("%s", e.msg);
-	if (!stdin_input && r.index == 0)
-		die("%s: holds no grid (the file is empty)", path);
-	if (!stdin_input)
-		fclose(f);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,6 @@
 /* grid.c - reader and writer of the grid stream, pleat-grid(5). */
 #include "grid.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -771,6 +772,37 @@ int grid_load(const char *path, struct grid *g, struct error *e)
 	if (res == 0)
 		return error_set(e, "%s: holds no grid (the file is empty)", path);
 	return res < 0 ? -1 : 0;
+}
+
+int grid_each(FILE *f, const char *name, grid_visit *visit, void *arg,
+	      struct error *e)
+{
+	struct grid_reader r = {.f = f, .name = name};
+	struct grid g;
+	int res;
+	while ((res = grid_read(&r, &g, e)) == 1) {
+		visit(&g, r.index, arg);
+		grid_free(&g);
+	}
+	return res < 0 ? -1 : r.index;
+}
+
+int grid_each_path(const char *path, grid_visit *visit, void *arg,
+		   struct error *e)
+{
+	int stdin_input = strcmp(path, "-") == 0;
+	FILE *f = stdin_input ? stdin : fopen(path, "rb");
+	if (!f)
+		return error_set(e, "cannot open %s: %s", path, strerror(errno));
+	if (stdin_input)
+		widen_pipe(fileno(stdin));
+	int n = grid_each(f, path, visit, arg, e);
+	if (!stdin_input)
+		fclose(f);
+	if (n == 0 && !stdin_input)
+		return error_set(e, "%s: holds no grid (the file is empty)",
+				 path);
+	return n;
 }
 
 int grid_read_mem(const void *buf, size_t len, const char *name,

@@ -107,6 +107,19 @@ int grid_set_extra(struct grid *g, const char *key, const char *value,
  * message naming the stream, the grid and the place. */
 int grid_read(struct grid_reader *r, struct grid *g, struct error *e);
 
+/* The programs' stream loop: reads every grid of stream f (named `name`
+ * in messages), calls visit(g, index, arg) on each, index counting from
+ * 1 in the stream, and frees it.  Returns how many grids were read, or
+ * -1 on a read error with e filled (the grids before it were visited). */
+typedef void grid_visit(struct grid *g, int index, void *arg);
+int grid_each(FILE *f, const char *name, grid_visit *visit, void *arg,
+	      struct error *e);
+/* grid_each on the file at path, "-" for standard input (its pipe
+ * widened).  A named file with no grid is an error (the trace of a job
+ * that failed upstream); an empty standard input is an empty stream. */
+int grid_each_path(const char *path, grid_visit *visit, void *arg,
+		   struct error *e);
+
 /* Whether two grids are the same bit for bit: geometry, optional keys,
  * channel names, types and data. */
 int grid_equal(const struct grid *a, const struct grid *b);

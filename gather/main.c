@@ -252,22 +252,29 @@ static void gather_grid(const struct options *o, struct grid *g,
 		die("%s: the result: %s", where, e.msg);
 }
 
+struct gather_args {
+	const struct options *o;
+	const char *name;
+	FILE *out;
+};
+
+static void gather_visit(struct grid *g, int index, void *arg)
+{
+	const struct gather_args *a = arg;
+	struct error e;
+	char where[600];
+	snprintf(where, sizeof where, "%s: grid %d", a->name, index);
+	gather_grid(a->o, g, where);
+	if (grid_write(g, a->out, a->o->output, &e))
+		die("%s", e.msg);
+}
+
 static void gather_stream(const struct options *o, FILE *in,
 			  const char *name, FILE *out)
 {
-	struct grid g;
 	struct error e;
-	struct grid_reader r = {.f = in, .name = name};
-	char where[600];
-	int res;
-	while ((res = grid_read(&r, &g, &e)) == 1) {
-		snprintf(where, sizeof where, "%s: grid %d", name, r.index);
-		gather_grid(o, &g, where);
-		if (grid_write(&g, out, o->output, &e))
-			die("%s", e.msg);
-		grid_free(&g);
-	}
-	if (res < 0)
+	struct gather_args a = {o, name, out};
+	if (grid_each(in, name, gather_visit, &a, &e) < 0)
 		die("%s", e.msg);
 }
 

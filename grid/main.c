@@ -173,41 +173,38 @@ static void dump_grid(const struct grid *g, const struct options *o, int index)
 		}
 }
 
+struct process_args {
+	const struct options *o;
+	const char *path;
+	FILE *out;
+	int *index;              /* in the whole input */
+};
+
+static void process_grid(struct grid *g, int index, void *arg)
+{
+	const struct process_args *a = arg;
+	const struct options *o = a->o;
+	struct error e;
+	(*a->index)++;
+	if (strcmp(o->command, "info") == 0) {
+		print_info(g, a->path, index);
+	} else if (strcmp(o->command, "dump") == 0) {
+		dump_grid(g, o, *a->index);
+	} else if (strcmp(o->command, "cat") == 0) {
+		for (int i = 0; i < o->nnames; i++)
+			grid_remove(g, o->names[i]);
+		if (grid_write(g, a->out, o->output, &e))
+			die("%s", e.msg);
+	}
+}
+
 static void process(const struct options *o, const char *path, FILE *out,
 		    int *index)
 {
 	struct error e;
-	struct grid g;
-	int stdin_input = strcmp(path, "-") == 0;
-	FILE *f = stdin_input ? stdin : fopen(path, "rb");
-	if (!f)
-		die("cannot open %s: %s", path, strerror(errno));
-	if (stdin_input)
-		widen_pipe(fileno(stdin));
-	struct grid_reader r = {.f = f, .name = path};
-	int res;
-	while ((res = grid_read(&r, &g, &e)) == 1) {
-		(*index)++;
-		if (strcmp(o->command, "info") == 0) {
-			print_info(&g, path, r.index);
-		} else if (strcmp(o->command, "dump") == 0) {
-			dump_grid(&g, o, *index);
-		} else if (strcmp(o->command, "cat") == 0) {
-			for (int i = 0; i < o->nnames; i++)
-				grid_remove(&g, o->names[i]);
-			if (grid_write(&g, out, o->output, &e))
-				die("%s", e.msg);
-		}
-		grid_free(&g);
-	}
-	if (res < 0)
+	struct process_args a = {o, path, out, index};
+	if (grid_each_path(path, process_grid, &a, &e) < 0)
 		die("%s", e.msg);
-	/* A named file with no grid is the trace of a job that failed
-	 * upstream; an empty standard input is an empty stream. */
-	if (!stdin_input && r.index == 0)
-		die("%s: holds no grid (the file is empty)", path);
-	if (!stdin_input)
-		fclose(f);
 }
 
 int main(int argc, char **argv)

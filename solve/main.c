@@ -477,23 +477,30 @@ static void solve_grid(const struct options *o, struct listener *l,
 }
 
 /* Solves the grids of one input; *nth counts the grids of all inputs. */
+struct solve_args {
+	const struct options *o;
+	struct listener l;
+	FILE *out;
+	int *nth;
+};
+
+static void solve_visit(struct grid *g, int index, void *arg)
+{
+	struct solve_args *a = arg;
+	struct error e;
+	a->l.grid = index;
+	a->l.nth = (*a->nth)++;
+	solve_grid(a->o, &a->l, g);
+	if (grid_write(g, a->out, a->o->output, &e))
+		die("%s", e.msg);
+}
+
 static void solve_stream(const struct options *o, FILE *in, const char *name,
 			 FILE *out, FILE *stats, int *nth)
 {
-	struct grid g;
 	struct error e;
-	struct grid_reader r = {.f = in, .name = name};
-	struct listener l = {stats, name, 0, 0};
-	int res;
-	while ((res = grid_read(&r, &g, &e)) == 1) {
-		l.grid = r.index;
-		l.nth = (*nth)++;
-		solve_grid(o, &l, &g);
-		if (grid_write(&g, out, o->output, &e))
-			die("%s", e.msg);
-		grid_free(&g);
-	}
-	if (res < 0)
+	struct solve_args a = {o, {stats, name, 0, 0}, out, nth};
+	if (grid_each(in, name, solve_visit, &a, &e) < 0)
 		die("%s", e.msg);
 }
 
