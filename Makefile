@@ -4,7 +4,8 @@
 #                        when nvcc is found; CUDA=0 or CUDA=1 forces it)
 #   make test            run the test suite (prove + bats)
 #   make san             AddressSanitizer + UBSan build under build/san/
-#   make test-san        the I/O tests against the sanitizer build
+#   make test-san        the I/O, collision and gathering tests against
+#                        the sanitizer build
 #   make bench           benchmarks (prints figures, asserts nothing)
 #   make example         resample the shipped example garment
 #   make install PREFIX=/usr/local
@@ -143,9 +144,11 @@ test: all
 san:
 	$(MAKE) SAN=1 CUDA=0 all
 
-# The I/O tests (grid stream, OBJ reader, resample) under ASan + UBSan.
+# The I/O tests (grid stream, OBJ reader, resample) under ASan + UBSan,
+# and the collision and gathering ones (proximity lists, tensor reads at
+# the grid's edges).
 SAN_TESTS ?= tests/grid.bats tests/obj.bats tests/resample.bats tests/cli.bats \
-             tests/corrupt.bats
+             tests/corrupt.bats tests/collide.bats tests/gather.bats
 test-san: san
 	PLEAT_BIN=$(CURDIR)/build/san/bin PLEAT_TESTBIN=$(CURDIR)/build/san/tests \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

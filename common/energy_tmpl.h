@@ -112,6 +112,13 @@ PL_HD EN_REAL EN_SFX(spring_k)(uint32_t nbr, int r,
 			       const float *S, int spitch, EN_REAL *rest)
 {
 	int diag = ring_is_diag(r);
+	int tris = ring_edge_triangles(nbr, r);
+	if (tris == 0) {
+		/* no spring, and neighbour r may be off the grid: its
+		 * tensor is not read */
+		*rest = 0;
+		return 0;
+	}
 	if (S) {
 		EN_REAL t[3] = {0, 0, 0};
 		EN_SFX(gather_sum)(S, spitch, 0, 0, t);
@@ -123,7 +130,7 @@ PL_HD EN_REAL EN_SFX(spring_k)(uint32_t nbr, int r,
 	} else {
 		*rest = diag ? c->h * EN_R(1.4142135623730951) : c->h;
 	}
-	return EN_R(0.5) * EN_R(ring_edge_triangles(nbr, r)) *
+	return EN_R(0.5) * EN_R(tris) *
 	       (diag ? c->spring_diag : c->spring_axis);
 }
 

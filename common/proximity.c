@@ -182,7 +182,6 @@ static double hash_cell(const struct proximity_sphere *sp, int nb, double s)
 
 /* ---- long-range block pairs -------------------------------------------- */
 
-/* The explicit list: partners of block a are pair[first[a] .. first[a+1]). */
 /* A thread's long-range partners, block after block. */
 struct partners {
 	int *v;
@@ -191,6 +190,8 @@ struct partners {
 
 static void partners_add(struct partners *p, const int *v, size_t n)
 {
+	if (n == 0)
+		return;     /* p->v may still be NULL: no memcpy with it */
 	if (p->n + n > p->cap) {
 		p->cap = 2 * (p->n + n) + 64;
 		p->v = xrealloc_array(p->v, p->cap, sizeof(int));
@@ -199,6 +200,8 @@ static void partners_add(struct partners *p, const int *v, size_t n)
 	p->n += n;
 }
 
+/* The explicit list: partners of block a are pair[first[a] ..
+ * first[a+1]). */
 static int *long_pairs(const struct proximity *pr,
 		       const struct proximity_sphere *sp, double s,
 		       size_t **first_out)
@@ -233,8 +236,9 @@ static int *long_pairs(const struct proximity *pr,
 		first[a + 1] += first[a];
 	int *pair = xmalloc_array(first[nb] + 1, sizeof(int));
 	for (int a = 0; a < nb; a++)
-		memcpy(pair + first[a], found[owner[a]].v + at[a],
-		       (first[a + 1] - first[a]) * sizeof(int));
+		if (first[a + 1] > first[a])   /* else v may be NULL */
+			memcpy(pair + first[a], found[owner[a]].v + at[a],
+			       (first[a + 1] - first[a]) * sizeof(int));
 	for (int t = 0; t < nt; t++)
 		free(found[t].v);
 	free(found);
