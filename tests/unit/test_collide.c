@@ -72,6 +72,7 @@
 #include "obj.h"
 #include "progress.h"
 #include "proximity.h"
+#include "rng.h"
 
 #define PI 3.14159265358979323846
 
@@ -84,10 +85,7 @@ static void fail(const char *msg)
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static double urand(void)  /* uniform in [-1, 1) */
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 4503599627370496.0 - 1.0;
+	return urand_xorshift(&rng_state);
 }
 
 static void load_body(const char *path, struct body *b)

@@ -20,14 +20,12 @@
 #include "dynamic.h"
 #include "grid.h"
 #include "util.h"
+#include "rng.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 static double urand(void)  /* uniform in [-1, 1) */
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 4503599627370496.0 - 1.0;
+	return urand_xorshift(&rng_state);
 }
 
 static double energy(const struct dynamic_coef_d *cd, const float *x,

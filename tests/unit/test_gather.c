@@ -34,16 +34,13 @@
 #include "material.h"
 #include "util.h"
 #include "unit.h"
+#include "rng.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static double urand(void)  /* uniform in [-1, 1) */
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return (double)(z >> 11) / 4503599627370496.0 - 1.0;
+	return urand_splitmix(&rng_state);
 }
 
 static int cmd_lift(const char *in, const char *out, double pert)

@@ -49,6 +49,7 @@
 #include "util.h"
 #include "../../solve/solve.h"
 #include "unit.h"
+#include "rng.h"
 
 /* A fresh x channel (any old one removed), uninitialised. */
 static float *new_x(struct grid *g)
@@ -76,10 +77,7 @@ static void save(const struct grid *g, const char *path)
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static double urand(void)  /* uniform in [-1, 1) */
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 4503599627370496.0 - 1.0;
+	return urand_xorshift(&rng_state);
 }
 
 static int compress(const char *in, const char *out, double s, double pert)
