@@ -357,16 +357,17 @@ static void tile_runs_by_cells(const struct problem *p, struct tile *t)
  * t->d. */
 static void tile_gradients(const struct problem *p, struct tile *t)
 {
-	int cells = fem_by_cells(&p->c), far = p->c.far_start;
+	int cells = fem_by_cells(&p->c);
 	if (t->nrun && cells)
 		tile_runs_by_cells(p, t);
 	int aos = t->nscalar || t->nother || (t->nrun && !cells);
 	if (aos)
 		tile_interleave(p, t);
+	/* where the per-vertex path reads the far bending neighbours */
+	const float *xf = p->c.far_start ? t->xf : t->x;
 	for (int r = 0; r < t->nrun && !cells; r++) {
 		int q = t->run_q0[r], at = t->at[q];
-		const float *xt = t->x + 3 * at;
-		grad_run(&p->c, xt, BLOCK_T, far ? t->xf + 3 * at : xt,
+		grad_run(&p->c, t->x + 3 * at, BLOCK_T, xf + 3 * at,
 			 BLOCK_T, p->rest + 3 * t->gv[q],
 			 t->parity[q], t->run_n[r], t->gx + at, t->gy + at,
 			 t->gz + at, t->d + at);
@@ -375,8 +376,7 @@ static void tile_gradients(const struct problem *p, struct tile *t)
 		int q = t->scalar_q[s], at = t->at[q];
 		vec3 g;
 		size_t v = t->gv[q];
-		const float *xt = t->x + 3 * at;
-		solve_vertex_grad_far(xt, BLOCK_T, far ? t->xf + 3 * at : xt,
+		solve_vertex_grad_far(t->x + 3 * at, BLOCK_T, xf + 3 * at,
 				      BLOCK_T, p->rest + 3 * v,
 				      gather_at(p, v), p->nbr[v], t->parity[q],
 				      &p->c, &g, &t->d[at]);
