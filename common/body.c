@@ -321,6 +321,76 @@ static void bury(struct body *b)
 	}
 }
 
+/* ---- closed or not --------------------------------------------------------- */
+
+struct position {
+	double at[3];
+	int vertex;
+};
+
+static int position_cmp(const void *pa, const void *pb)
+{
+	const struct position *a = pa, *b = pb;
+	int c = memcmp(a->at, b->at, sizeof a->at);
+	return c ? c : (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+struct edge {
+	uint64_t key;          /* lower vertex << 32 | higher vertex */
+	int sign;              /* +1 from the lower to the higher, -1 back */
+};
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = ((const struct edge *)pa)->key, b = ((const struct edge *)pb)->key;
+	return (a > b) - (a < b);
+}
+
+/* Whether the triangles form a closed surface (a cycle: every edge is
+ * run as often in one direction as in the other), with vertices at the
+ * same position (bit for bit) taken as one, so that a soup of closed
+ * shells counts as closed.  The winding number of a closed surface is
+ * an integer, constant off the triangles; of one with a boundary it is
+ * not (see walk_inside). */
+static int is_closed(const double (*v)[3], int nv, const int (*tri)[3], int ntri)
+{
+	struct position *order = xmalloc_array((size_t)nv, sizeof *order);
+	int *id = xmalloc_array((size_t)nv, sizeof *id);
+	for (int i = 0; i < nv; i++) {
+		memcpy(order[i].at, v[i], sizeof order[i].at);
+		order[i].vertex = i;
+	}
+	qsort(order, (size_t)nv, sizeof *order, position_cmp);
+	for (int i = 0; i < nv; i++)
+		id[order[i].vertex] = i > 0 && memcmp(order[i].at, order[i - 1].at,
+						      sizeof order[i].at) == 0 ?
+			id[order[i - 1].vertex] : order[i].vertex;
+	struct edge *e = xmalloc_array((size_t)ntri * 3, sizeof *e);
+	size_t ne = 0;
+	for (int t = 0; t < ntri; t++)
+		for (int c = 0; c < 3; c++) {
+			uint64_t i = (uint64_t)id[tri[t][c]];
+			uint64_t j = (uint64_t)id[tri[t][(c + 1) % 3]];
+			if (i == j)
+				continue;
+			e[ne].key = i < j ? i << 32 | j : j << 32 | i;
+			e[ne++].sign = i < j ? 1 : -1;
+		}
+	qsort(e, ne, sizeof *e, edge_cmp);
+	int closed = 1;
+	for (size_t k = 0; k < ne && closed;) {
+		int sum = 0;
+		size_t at = k;
+		for (; k < ne && e[k].key == e[at].key; k++)
+			sum += e[k].sign;
+		closed = sum == 0;
+	}
+	free(order);
+	free(id);
+	free(e);
+	return closed;
+}
+
 int body_build(struct body *b, const double (*v)[3], int nv,
 	       const int (*tri)[3], int ntri, const int *face,
 	       const char *name, struct error *e)
@@ -375,6 +445,7 @@ int body_build(struct body *b, const double (*v)[3], int nv,
 	}
 	b->volume = vol6 / 6;
 	b->orientation = b->volume < 0 ? -1 : 1;
+	b->closed = is_closed(v, nv, tri, ntri);
 	moments(b);
 	bury(b);
 	free(cen);
@@ -527,6 +598,90 @@ double body_winding(const struct body *b, const double p[3])
 	return sum / FOUR_PI;
 }
 
+/* ---- the winding number along a segment --------------------------------- */
+
+/* The sign of det[a - d; b - d; c - d]: +1 when d is on the back of
+ * triangle abc (the side its counter-clockwise normal points away from),
+ * -1 on the front, 0 when the double evaluation cannot tell (Shewchuk's
+ * error bound for it, which covers the rounded differences). */
+static int orient_filtered(const double *a, const double *b, const double *c,
+			   const double *d)
+{
+	double ad[3], bd[3], cd[3];
+	sub3(a, d, ad);
+	sub3(b, d, bd);
+	sub3(c, d, cd);
+	double bc = bd[0] * cd[1] - cd[0] * bd[1];
+	double ca = cd[0] * ad[1] - ad[0] * cd[1];
+	double ab = ad[0] * bd[1] - bd[0] * ad[1];
+	double det = ad[2] * bc + bd[2] * ca + cd[2] * ab;
+	double perm = (fabs(bd[0] * cd[1]) + fabs(cd[0] * bd[1])) * fabs(ad[2]) +
+		      (fabs(cd[0] * ad[1]) + fabs(ad[0] * cd[1])) * fabs(bd[2]) +
+		      (fabs(ad[0] * bd[1]) + fabs(bd[0] * ad[1])) * fabs(cd[2]);
+	const double eps = 1.1102230246251565e-16;
+	double bound = (7.0 + 56.0 * eps) * eps * perm;
+	return det > bound ? 1 : det < -bound ? -1 : 0;
+}
+
+/* How the winding number changes from p to q across triangle t: +1 when
+ * pq goes through it from its front to its back, -1 the other way, 0
+ * when it misses; SEGMENT_UNSURE when it passes too close to the
+ * triangle's boundary, or an end too close to its plane, for doubles to
+ * tell. */
+#define SEGMENT_UNSURE 2
+
+static int crossing(const double *t, const double *p, const double *q)
+{
+	int sp = orient_filtered(t, t + 3, t + 6, p);
+	int sq = orient_filtered(t, t + 3, t + 6, q);
+	if (sp != 0 && sp == sq)
+		return 0;
+	/* the line pq meets the triangle's inside when it turns the same
+	 * way around all three edges */
+	int o1 = orient_filtered(p, q, t, t + 3);
+	int o2 = orient_filtered(p, q, t + 3, t + 6);
+	int o3 = orient_filtered(p, q, t + 6, t);
+	if ((o1 > 0 || o2 > 0 || o3 > 0) && (o1 < 0 || o2 < 0 || o3 < 0))
+		return 0;
+	if (o1 == 0 || o2 == 0 || o3 == 0 || sp == 0 || sq == 0)
+		return SEGMENT_UNSURE;
+	return sq;
+}
+
+static int box_meets_segment(const struct body_node *nd, const double *p,
+			     const double *q)
+{
+	for (int k = 0; k < 3; k++)
+		if (fmax(p[k], q[k]) < nd->lo[k] || fmin(p[k], q[k]) > nd->hi[k])
+			return 0;
+	return 1;
+}
+
+int body_winding_step(const struct body *b, const double p[3],
+		      const double q[3], int *jump)
+{
+	int stack[128], top = 0, sum = 0;
+	stack[top++] = 0;
+	while (top > 0) {
+		const struct body_node *nd = &b->node[stack[--top]];
+		if (!box_meets_segment(nd, p, q))
+			continue;
+		if (nd->count == 0) {
+			stack[top++] = nd->first;
+			stack[top++] = nd->first + 1;
+			continue;
+		}
+		for (int t = nd->first; t < nd->first + nd->count; t++) {
+			int c = crossing(b->tri[t], p, q);
+			if (c == SEGMENT_UNSURE)
+				return -1;
+			sum += c;
+		}
+	}
+	*jump = sum;
+	return 0;
+}
+
 static int is_buried(const struct body *b, int t)
 {
 	const double *x = b->tri[t];
@@ -569,6 +724,40 @@ int body_inside(const struct body *b, const double p[3])
 	return inside_box(b, p) && b->orientation * body_winding(b, p) >= 0.5;
 }
 
+/* The inside test for a sequence of nearby points (a grid's vertices in
+ * order): the first point's winding number is evaluated, the next ones'
+ * are carried along the segments between them (body_winding_step), and
+ * evaluated afresh only where a segment is too close to call or the
+ * sequence is broken (restart).  On a closed surface the exact winding
+ * number changes by exactly the signed count of triangles crossed, so a
+ * carried number differs from the exact one by the error the evaluation
+ * at the start of the walk made, no more than evaluating it there would.
+ * On a surface with holes it also changes continuously near the holes,
+ * so there every point is evaluated. */
+struct inside_walk {
+	int on;                /* p and w hold the last point */
+	double p[3], w;
+};
+
+static int walk_inside(const struct body *b, struct inside_walk *wk,
+		       const double p[3])
+{
+	int jump;
+	double w;
+	if (wk->on && b->closed && body_winding_step(b, wk->p, p, &jump) == 0) {
+		w = wk->w + jump;
+	} else if (inside_box(b, p)) {
+		w = body_winding(b, p);
+	} else {
+		wk->on = 0;
+		return 0;
+	}
+	wk->on = 1;
+	memcpy(wk->p, p, sizeof wk->p);
+	wk->w = w;
+	return b->orientation * w >= 0.5;
+}
+
 double body_depth(const struct body *b, const double p[3])
 {
 	struct body_hit hit;
@@ -599,8 +788,8 @@ static int is_cloth(uint8_t m)
 /* The half-plane of one vertex at p (see body.h); 0 when the body is
  * farther than reach.  *depth: how deep p starts inside (0 outside). */
 static int vertex_plane(const struct body *b, const double p[3],
-			double offset, double reach, int *hint, float out[4],
-			double *depth)
+			double offset, double reach, int *hint,
+			struct inside_walk *wk, float out[4], double *depth)
 {
 	struct body_hit hit;
 	*depth = 0;
@@ -608,7 +797,7 @@ static int vertex_plane(const struct body *b, const double p[3],
 		return 0;
 	double n[3];
 	sub3(p, hit.point, n);
-	int in = body_inside(b, p);
+	int in = walk_inside(b, wk, p);
 	double len = sqrt(dot3(n, n));
 	if (len > 0) {
 		double s = (in ? -1 : 1) / len;
@@ -628,7 +817,10 @@ static int vertex_plane(const struct body *b, const double p[3],
 
 /* Vertices are taken in chunks of consecutive grid indices, so that the
  * hint (the previous vertex's triangle) is usually right next to the
- * answer; the answers do not depend on the hint. */
+ * answer, and the inside test walks from the previous vertex (a grid
+ * neighbour); a walk restarts at every chunk and after every vertex that
+ * is skipped.  The answers do not depend on the hint, and the chunks do
+ * not depend on the thread count. */
 #define CHUNK 256
 
 void body_halfplanes(const struct body *b, const float *x,
@@ -642,16 +834,22 @@ void body_halfplanes(const struct body *b, const float *x,
 		reduction(+:cloth, near, inside) reduction(max:deepest)
 	for (long c = 0; c < nchunks; c++) {
 		int hint = -1;
+		struct inside_walk wk = {0};
 		size_t end = (size_t)(c + 1) * CHUNK < n ? (size_t)(c + 1) * CHUNK : n;
 		for (size_t v = (size_t)c * CHUNK; v < end; v++) {
 			float *pl = plane + 4 * v;
 			pl[0] = pl[1] = pl[2] = pl[3] = 0;
-			if (!is_cloth(mask[v]))
+			if (!is_cloth(mask[v])) {
+				wk.on = 0;
 				continue;
+			}
 			cloth++;
 			double p[3] = {x[3 * v], x[3 * v + 1], x[3 * v + 2]}, depth;
-			if (!vertex_plane(b, p, offset, reach, &hint, pl, &depth))
+			if (!vertex_plane(b, p, offset, reach, &hint, &wk, pl,
+					  &depth)) {
+				wk.on = 0;
 				continue;
+			}
 			near++;
 			if (depth > 0) {
 				inside++;
@@ -678,12 +876,15 @@ size_t body_count_inside(const struct body *b, const float *x,
 		reduction(max:worst)
 	for (long c = 0; c < nchunks; c++) {
 		int hint = -1;
+		struct inside_walk wk = {0};
 		size_t end = (size_t)(c + 1) * CHUNK < n ? (size_t)(c + 1) * CHUNK : n;
 		for (size_t v = (size_t)c * CHUNK; v < end; v++) {
 			double p[3] = {x[3 * v], x[3 * v + 1], x[3 * v + 2]}, d = 0;
 			struct body_hit hit;
-			if (is_cloth(mask[v]) && body_inside(b, p) &&
-			    body_closest(b, p, INFINITY, &hint, &hit))
+			if (!is_cloth(mask[v]))
+				wk.on = 0;
+			else if (walk_inside(b, &wk, p) &&
+				 body_closest(b, p, INFINITY, &hint, &hit))
 				d = hit.dist;
 			if (depth)
 				depth[v] = (float)d;

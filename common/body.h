@@ -30,6 +30,11 @@
  * far field (area vector and its first moment).  A point is inside when its
  * winding number, times the body's orientation (the sign of its enclosed
  * volume, so that an inward-oriented mesh works too), is at least 1/2.
+ * The half-planes and the checker test a grid's vertices in order, and
+ * carry the winding number from one vertex to the next by counting the
+ * triangles the segment between them crosses (body_winding_step), which
+ * is exact and a few times cheaper than the hierarchical sum; the sum is
+ * evaluated where a walk starts and where a crossing is too close to call.
  *
  * Buried triangles.  Where shells overlap, a part of one shell lies inside
  * another and is no surface of the body: a point inside the torso near
@@ -87,6 +92,10 @@ struct body {
 	int orientation;       /* +1 outward normals, -1 inward */
 	double volume;         /* enclosed volume, m³ (by the divergence
 				  theorem; meaningful for closed shells) */
+	int closed;            /* 1 when every edge is run as often one way
+				  as the other (vertices at the same
+				  position taken as one): closed shells,
+				  overlapping or not */
 };
 
 /* Builds a body from a triangle soup: nv positions, ntri triangles of
@@ -123,6 +132,19 @@ int body_closest(const struct body *b, const double p[3], double max_dist,
  * the exact sum over all triangles (for tests; O(triangles)). */
 double body_winding(const struct body *b, const double p[3]);
 double body_winding_exact(const struct body *b, const double p[3]);
+
+/* How the winding number changes from p to q: the signed count of the
+ * triangles segment pq crosses, +1 for each it goes through from the
+ * front (the side its counter-clockwise normal points to) to the back, -1
+ * the other way.  The exact winding number jumps by exactly that much
+ * across a triangle; on a closed body it is constant elsewhere, so
+ * w(q) = w(p) + *jump (with holes it also varies continuously).
+ * Returns 0, or -1 (and leaves *jump alone) when pq passes too close to
+ * a triangle's edge or corner, or an end too close to a triangle's plane,
+ * for a double evaluation to tell whether it crosses (Shewchuk's error
+ * bound decides: an answer given is exact). */
+int body_winding_step(const struct body *b, const double p[3],
+		      const double q[3], int *jump);
 
 /* Whether p is inside the body (winding number test above). */
 int body_inside(const struct body *b, const double p[3]);

@@ -17,6 +17,11 @@
  *        the exact sum at N points: "points N maxerr E disagree D" (D:
  *        inside/outside differs where the exact number is more than 0.1
  *        from 1/2)
+ *   test_collide step BODY N   body_winding_step against the exact sums
+ *        at both ends, on N random segments near the body and N through
+ *        a triangle's corner or edge: "closed C random N unsure U wrong
+ *        W crossing X through-edges N unsure U wrong W crossing X" (C:
+ *        body.closed; X: the answers with a nonzero jump)
  *   test_collide sphere BODY R   inside/outside and half-planes on a body
  *        that is a sphere of radius R about the origin, against the
  *        analytic answer: "points N wrong-side W worst-normal A worst-plane
@@ -319,6 +324,67 @@ static int winding(const char *path, int n)
 			disagree++;
 	}
 	printf("points %d maxerr %.3g disagree %d\n", n, worst, disagree);
+	body_free(&b);
+	return 0;
+}
+
+/* One check of body_winding_step from p to q against the exact sums at
+ * both ends; counts it as unsure or wrong, and as crossing when it
+ * crosses the surface. */
+static void check_step(const struct body *b, const double p[3],
+		       const double q[3], int *unsure, int *wrong, int *crossing)
+{
+	int jump;
+	if (body_winding_step(b, p, q, &jump)) {
+		(*unsure)++;
+		return;
+	}
+	double wp = body_winding_exact(b, p), wq = body_winding_exact(b, q);
+	if (fabs(wp + jump - wq) > 1e-6)
+		(*wrong)++;
+	*crossing += jump != 0;
+}
+
+/* body_winding_step on n random segments near the body (lengths 0.1 mm
+ * to 10 cm) and on n segments made to pass through a corner or the
+ * middle of an edge of a random triangle, 1 cm either side, where the
+ * answer must be either exact or "unsure".  Exact means w(p) + jump =
+ * w(q), which holds on a closed body only (on one with holes the
+ * winding number also varies off the triangles). */
+static int step(const char *path, int n)
+{
+	struct body b;
+	load_body(path, &b);
+	int unsure = 0, wrong = 0, crossing = 0, dunsure = 0, dwrong = 0, dcrossing = 0;
+	for (int i = 0; i < n; i++) {
+		double p[3], q[3], d[3], len = pow(10, -2.5 + 1.5 * urand());
+		random_point(&b, p);
+		for (int k = 0; k < 3; k++)
+			d[k] = urand();
+		double s = len / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+		for (int k = 0; k < 3; k++)
+			q[k] = p[k] + s * d[k];
+		check_step(&b, p, q, &unsure, &wrong, &crossing);
+	}
+	for (int i = 0; i < n; i++) {
+		int t = (int)((urand() + 1) * 0.5 * b.ntri) % b.ntri, c = i % 3;
+		const double *x = b.tri[t];
+		double m[3], p[3], q[3], d[3];
+		for (int k = 0; k < 3; k++) {
+			m[k] = i % 2 ? x[3 * c + k] :
+				0.5 * (x[3 * c + k] + x[3 * ((c + 1) % 3) + k]);
+			d[k] = urand();
+		}
+		double s = 0.01 / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+		for (int k = 0; k < 3; k++) {
+			p[k] = m[k] + s * d[k];
+			q[k] = m[k] - s * d[k];
+		}
+		check_step(&b, p, q, &dunsure, &dwrong, &dcrossing);
+	}
+	printf("closed %d random %d unsure %d wrong %d crossing %d through-edges %d "
+	       "unsure %d wrong %d crossing %d\n", b.closed, n, unsure, wrong,
+	       crossing, n, dunsure, dwrong, dcrossing);
 	body_free(&b);
 	return 0;
 }
@@ -940,6 +1006,8 @@ int main(int argc, char **argv)
 		return closest(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "winding") == 0 && argc == 4)
 		return winding(argv[2], atoi(argv[3]));
+	if (strcmp(cmd, "step") == 0 && argc == 4)
+		return step(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "sphere") == 0 && argc == 4)
 		return sphere(argv[2], atof(argv[3]));
 	if (strcmp(cmd, "point") == 0 && argc == 6)
