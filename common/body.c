@@ -288,38 +288,8 @@ static void moments(struct body *b)
 	}
 }
 
-/* Whether triangle t is buried in the other shells (see body.h). */
-static int is_buried(const struct body *b, int t);
-
-/* Marks the buried triangles and counts each node's others, children
- * before parents.  When every triangle would be buried (coincident
- * shells), none is: the surface is then ambiguous, and all of it is
- * kept. */
-static void bury(struct body *b)
-{
-	int nb = 0;
-	b->buried = xcalloc((size_t)b->ntri, 1);
-	#pragma omp parallel for schedule(dynamic, 64) reduction(+:nb)
-	for (int t = 0; t < b->ntri; t++) {
-		b->buried[t] = (uint8_t)is_buried(b, t);
-		nb += b->buried[t];
-	}
-	if (nb == b->ntri) {
-		memset(b->buried, 0, (size_t)b->ntri);
-		nb = 0;
-	}
-	b->nburied = nb;
-	for (int at = b->nnodes - 1; at >= 0; at--) {
-		struct body_node *nd = &b->node[at];
-		nd->surface = 0;
-		if (nd->count > 0)
-			for (int t = nd->first; t < nd->first + nd->count; t++)
-				nd->surface += !b->buried[t];
-		else
-			nd->surface = b->node[nd->first].surface +
-				      b->node[nd->first + 1].surface;
-	}
-}
+/* Marks the buried triangles (see body.h). */
+static void bury(struct body *b);
 
 /* ---- closed or not --------------------------------------------------------- */
 
@@ -682,31 +652,6 @@ int body_winding_step(const struct body *b, const double p[3],
 	return 0;
 }
 
-static int is_buried(const struct body *b, int t)
-{
-	const double *x = b->tri[t];
-	double n[3], c[3], longest = 0;
-	body_face_normal(b, t, n);
-	for (int k = 0; k < 3; k++) {
-		c[k] = (x[k] + x[3 + k] + x[6 + k]) / 3;
-		longest = fmax(longest, sqrt(dist2(x + 3 * k, x + 3 * ((k + 1) % 3))));
-	}
-	if (!(longest > 0) || dot3(n, n) == 0)
-		return 0;      /* degenerate: keep it */
-	/* the centroid first: most triangles are not buried, and most of
-	 * those are told by it alone */
-	for (int s = 0; s < 4; s++) {
-		double q[3];
-		for (int k = 0; k < 3; k++) {
-			double at = s == 0 ? c[k] : 0.9 * x[3 * (s - 1) + k] + 0.1 * c[k];
-			q[k] = at + 1e-4 * longest * n[k];
-		}
-		if (b->orientation * body_winding(b, q) < 0.5)
-			return 0;
-	}
-	return 1;
-}
-
 static int inside_box(const struct body *b, const double p[3])
 {
 	const struct body_node *r = &b->node[0];
@@ -757,6 +702,72 @@ static int walk_inside(const struct body *b, struct inside_walk *wk,
 	wk->w = w;
 	return b->orientation * w >= 0.5;
 }
+
+/* Whether triangle t is buried in the other shells, its test points
+ * walked from the last ones of wk. */
+static int is_buried(const struct body *b, int t, struct inside_walk *wk)
+{
+	const double *x = b->tri[t];
+	double n[3], c[3], longest = 0;
+	body_face_normal(b, t, n);
+	for (int k = 0; k < 3; k++) {
+		c[k] = (x[k] + x[3 + k] + x[6 + k]) / 3;
+		longest = fmax(longest, sqrt(dist2(x + 3 * k, x + 3 * ((k + 1) % 3))));
+	}
+	if (!(longest > 0) || dot3(n, n) == 0)
+		return 0;      /* degenerate: keep it */
+	/* the centroid first: most triangles are not buried, and most of
+	 * those are told by it alone */
+	for (int s = 0; s < 4; s++) {
+		double q[3];
+		for (int k = 0; k < 3; k++) {
+			double at = s == 0 ? c[k] : 0.9 * x[3 * (s - 1) + k] + 0.1 * c[k];
+			q[k] = at + 1e-4 * longest * n[k];
+		}
+		if (!walk_inside(b, wk, q))
+			return 0;
+	}
+	return 1;
+}
+
+/* Marks the buried triangles and counts each node's others, children
+ * before parents.  The triangles are walked in leaf order (neighbours in
+ * space), in chunks whatever the thread count.  When every triangle
+ * would be buried (coincident shells), none is: the surface is then
+ * ambiguous, and all of it is kept. */
+#define BURY_CHUNK 64
+
+static void bury(struct body *b)
+{
+	int nb = 0;
+	int nchunks = (b->ntri + BURY_CHUNK - 1) / BURY_CHUNK;
+	b->buried = xcalloc((size_t)b->ntri, 1);
+	#pragma omp parallel for schedule(dynamic, 1) reduction(+:nb)
+	for (int c = 0; c < nchunks; c++) {
+		struct inside_walk wk = {0};
+		int end = (c + 1) * BURY_CHUNK < b->ntri ? (c + 1) * BURY_CHUNK : b->ntri;
+		for (int t = c * BURY_CHUNK; t < end; t++) {
+			b->buried[t] = (uint8_t)is_buried(b, t, &wk);
+			nb += b->buried[t];
+		}
+	}
+	if (nb == b->ntri) {
+		memset(b->buried, 0, (size_t)b->ntri);
+		nb = 0;
+	}
+	b->nburied = nb;
+	for (int at = b->nnodes - 1; at >= 0; at--) {
+		struct body_node *nd = &b->node[at];
+		nd->surface = 0;
+		if (nd->count > 0)
+			for (int t = nd->first; t < nd->first + nd->count; t++)
+				nd->surface += !b->buried[t];
+		else
+			nd->surface = b->node[nd->first].surface +
+				      b->node[nd->first + 1].surface;
+	}
+}
+
 
 double body_depth(const struct body *b, const double p[3])
 {

@@ -99,6 +99,21 @@ sheet() {
 	[ "${10}" -gt 20 ]
 }
 
+@test "buried triangles: the winding number at every test point agrees with the walk" {
+	"$T" body-obj two > "$W/two.obj"
+	run "$T" buried "$W/two.obj"
+	echo "$output"
+	[ "$(field mismatches "$output")" -eq 0 ]
+	[ "$(field buried "$output")" -gt 100 ]
+}
+
+@test "buried triangles of the posed ARCSim body: the walk's, the winding number's and body.h's count" {
+	need_shared
+	run "$T" buried "$BODY"
+	echo "$output"
+	[ "$output" = "triangles 26842 buried 9643 mismatches 0" ]
+}
+
 @test "sphere: inside iff nearer the centre than the radius; planes radial, through the closest point" {
 	for kind in sphere inverted soup; do
 		"$T" body-obj $kind > "$W/$kind.obj"

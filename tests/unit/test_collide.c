@@ -22,6 +22,9 @@
  *        a triangle's corner or edge: "closed C random N unsure U wrong
  *        W crossing X through-edges N unsure U wrong W crossing X" (C:
  *        body.closed; X: the answers with a nonzero jump)
+ *   test_collide buried BODY   the buried triangles (body.h) by the
+ *        winding number at each test point, against the body's flags:
+ *        "triangles N buried B mismatches M"
  *   test_collide sphere BODY R   inside/outside and half-planes on a body
  *        that is a sphere of radius R about the origin, against the
  *        analytic answer: "points N wrong-side W worst-normal A worst-plane
@@ -385,6 +388,43 @@ static int step(const char *path, int n)
 	printf("closed %d random %d unsure %d wrong %d crossing %d through-edges %d "
 	       "unsure %d wrong %d crossing %d\n", b.closed, n, unsure, wrong,
 	       crossing, n, dunsure, dwrong, dcrossing);
+	body_free(&b);
+	return 0;
+}
+
+/* Which triangles are buried, by evaluating the hierarchical winding
+ * number at each of body.h's four test points (body.c walks between
+ * them): "triangles N buried B mismatches M". */
+static int buried(const char *path)
+{
+	struct body b;
+	load_body(path, &b);
+	int nb = 0, bad = 0;
+	#pragma omp parallel for schedule(dynamic, 64) reduction(+:nb, bad)
+	for (int t = 0; t < b.ntri; t++) {
+		const double *x = b.tri[t];
+		double n[3], c[3], longest = 0;
+		body_face_normal(&b, t, n);
+		for (int k = 0; k < 3; k++) {
+			c[k] = (x[k] + x[3 + k] + x[6 + k]) / 3;
+			double e[3];
+			for (int m = 0; m < 3; m++)
+				e[m] = x[3 * ((k + 1) % 3) + m] - x[3 * k + m];
+			longest = fmax(longest, sqrt(e[0] * e[0] + e[1] * e[1] +
+						     e[2] * e[2]));
+		}
+		int in = longest > 0 && n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0;
+		for (int s = 0; s < 4 && in; s++) {
+			double q[3];
+			for (int k = 0; k < 3; k++)
+				q[k] = (s == 0 ? c[k] : 0.9 * x[3 * (s - 1) + k] +
+					0.1 * c[k]) + 1e-4 * longest * n[k];
+			in = b.orientation * body_winding(&b, q) >= 0.5;
+		}
+		nb += in;
+		bad += in != b.buried[t];
+	}
+	printf("triangles %d buried %d mismatches %d\n", b.ntri, nb, bad);
 	body_free(&b);
 	return 0;
 }
@@ -1006,6 +1046,8 @@ int main(int argc, char **argv)
 		return closest(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "winding") == 0 && argc == 4)
 		return winding(argv[2], atoi(argv[3]));
+	if (strcmp(cmd, "buried") == 0 && argc == 3)
+		return buried(argv[2]);
 	if (strcmp(cmd, "step") == 0 && argc == 4)
 		return step(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "sphere") == 0 && argc == 4)
