@@ -8,6 +8,7 @@
 
 #include "grid.h"
 #include "obj.h"
+#include "orient.h"
 
 #define FOUR_PI 12.566370614359172
 
@@ -570,10 +571,8 @@ double body_winding(const struct body *b, const double p[3])
 
 /* ---- the winding number along a segment --------------------------------- */
 
-/* The sign of det[a - d; b - d; c - d]: +1 when d is on the back of
- * triangle abc (the side its counter-clockwise normal points away from),
- * -1 on the front, 0 when the double evaluation cannot tell (Shewchuk's
- * error bound for it, which covers the rounded differences). */
+/* The sign of det[a - d; b - d; c - d] (orient.h), 0 when doubles
+ * cannot tell. */
 static int orient_filtered(const double *a, const double *b, const double *c,
 			   const double *d)
 {
@@ -581,16 +580,7 @@ static int orient_filtered(const double *a, const double *b, const double *c,
 	sub3(a, d, ad);
 	sub3(b, d, bd);
 	sub3(c, d, cd);
-	double bc = bd[0] * cd[1] - cd[0] * bd[1];
-	double ca = cd[0] * ad[1] - ad[0] * cd[1];
-	double ab = ad[0] * bd[1] - bd[0] * ad[1];
-	double det = ad[2] * bc + bd[2] * ca + cd[2] * ab;
-	double perm = (fabs(bd[0] * cd[1]) + fabs(cd[0] * bd[1])) * fabs(ad[2]) +
-		      (fabs(cd[0] * ad[1]) + fabs(ad[0] * cd[1])) * fabs(bd[2]) +
-		      (fabs(ad[0] * bd[1]) + fabs(bd[0] * ad[1])) * fabs(cd[2]);
-	const double eps = 1.1102230246251565e-16;
-	double bound = (7.0 + 56.0 * eps) * eps * perm;
-	return det > bound ? 1 : det < -bound ? -1 : 0;
+	return orient3d_filter(ad, bd, cd);
 }
 
 /* How the winding number changes from p to q across triangle t: +1 when

@@ -13,6 +13,8 @@ static int omp_get_max_threads(void) { return 1; }
 static int omp_get_thread_num(void) { return 0; }
 #endif
 
+#include "orient.h"
+
 static int is_cloth(uint8_t m)
 {
 	return (m & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
@@ -397,24 +399,14 @@ static int orient3d_exact(const float *a, const float *b, const float *c,
 int orient3d_sign(const float *a, const float *b, const float *c,
 		  const float *d)
 {
-	double adx = (double)a[0] - d[0], ady = (double)a[1] - d[1], adz = (double)a[2] - d[2];
-	double bdx = (double)b[0] - d[0], bdy = (double)b[1] - d[1], bdz = (double)b[2] - d[2];
-	double cdx = (double)c[0] - d[0], cdy = (double)c[1] - d[1], cdz = (double)c[2] - d[2];
-	double bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy;
-	double ab = adx * bdy - bdx * ady;
-	double det = adz * bc + bdz * ca + cdz * ab;
-	double perm = (fabs(bdx * cdy) + fabs(cdx * bdy)) * fabs(adz) +
-		      (fabs(cdx * ady) + fabs(adx * cdy)) * fabs(bdz) +
-		      (fabs(adx * bdy) + fabs(bdx * ady)) * fabs(cdz);
-	/* Shewchuk's bound for the double evaluation, (7 + 56 eps) eps with
-	 * eps = 2^-53; it also covers rounded differences */
-	const double eps = 1.1102230246251565e-16;
-	double bound = (7.0 + 56.0 * eps) * eps * perm;
-	if (det > bound)
-		return 1;
-	if (det < -bound)
-		return -1;
-	return orient3d_exact(a, b, c, d);
+	double ad[3], bd[3], cd[3];
+	for (int k = 0; k < 3; k++) {
+		ad[k] = (double)a[k] - d[k];
+		bd[k] = (double)b[k] - d[k];
+		cd[k] = (double)c[k] - d[k];
+	}
+	int s = orient3d_filter(ad, bd, cd);
+	return s ? s : orient3d_exact(a, b, c, d);
 }
 
 int segment_crosses_triangle(const float *p, const float *q, const float *a,
