@@ -651,14 +651,6 @@ static int inside_box(const struct body *b, const double p[3])
 	return 1;
 }
 
-int body_inside(const struct body *b, const double p[3])
-{
-	/* seen from outside the bounding box, the whole mesh lies in a half
-	 * space: its solid angle is below 2 pi (winding number below 1/2)
-	 * unless the surface folds over itself in that view; skip the sum */
-	return inside_box(b, p) && b->orientation * body_winding(b, p) >= 0.5;
-}
-
 /* The inside test for a sequence of nearby points (a grid's vertices in
  * order): the first point's winding number is evaluated, the next ones'
  * are carried along the segments between them (body_winding_step), and
@@ -684,6 +676,10 @@ static int walk_inside(const struct body *b, struct inside_walk *wk,
 	} else if (inside_box(b, p)) {
 		w = body_winding(b, p);
 	} else {
+		/* seen from outside the bounding box, the whole mesh lies in
+		 * a half space: its solid angle is below 2 pi (winding number
+		 * below 1/2) unless the surface folds over itself in that
+		 * view; skip the sum */
 		wk->on = 0;
 		return 0;
 	}
@@ -691,6 +687,12 @@ static int walk_inside(const struct body *b, struct inside_walk *wk,
 	memcpy(wk->p, p, sizeof wk->p);
 	wk->w = w;
 	return b->orientation * w >= 0.5;
+}
+
+int body_inside(const struct body *b, const double p[3])
+{
+	struct inside_walk start = {0};
+	return walk_inside(b, &start, p);
 }
 
 /* Whether triangle t is buried in the other shells, its test points
