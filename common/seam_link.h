@@ -56,6 +56,12 @@ PL_HD vec3 seam_link_force(const struct seam_link *l, const float *x, float k,
 }
 
 /* A touched vertex's gradient: its references r0 .. r1. */
+/* A link's energy, 0.5 k s², in double, from its stretch s. */
+PL_HD double seam_link_energy(float k, float stretch)
+{
+	return 0.5 * (double)k * (double)stretch * stretch;
+}
+
 PL_HD vec3 seam_gather(const float *force, const uint32_t *ref_link,
 		       const float *ref_coef, size_t r0, size_t r1)
 {

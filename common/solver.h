@@ -23,6 +23,7 @@
 #ifndef PLEAT_SOLVER_H
 #define PLEAT_SOLVER_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "energy.h"
@@ -77,6 +78,30 @@ PL_HD void solve_vertex_grad(const float *x, int pitch, const float *rest,
 			      d);
 }
 
+/* The whole-grid passes (the energy check's gradient, gd, pcg's
+ * gradient) take vertex (i, j) of a w x h grid with
+ * solve_vertex_grad_regular when it moves, is complete, reads the far
+ * bending neighbours of both parities on the grid and has no gathering
+ * (the CPU runs such vertices side by side as vector loops), and with
+ * solve_vertex_grad otherwise.  Both give the same numbers; every
+ * backend takes the same one all the same. */
+PL_HD int solve_vertex_runs(int i, int j, int w, int h, int moves,
+			    uint32_t nbr, int gathered)
+{
+	return !gathered && i >= 2 && i < w - 2 && j >= 2 && j < h - 2 &&
+	       moves && nbr_complete(nbr, (i + j) & 1);
+}
+
+/* The energy check takes a vertex's grid energies with
+ * energy_vertex_regular_d when it is complete, without gathering, with
+ * BEND_HINGES, and with energy_vertex_gather_d otherwise (as above). */
+PL_HD int energy_vertex_runs(uint32_t nbr, int parity, int gathered,
+			     int bend_rule)
+{
+	return !gathered && bend_rule == BEND_HINGES &&
+	       nbr_complete(nbr, parity);
+}
+
 /* solve_vertex_grad_far for a vertex with every neighbour (see
  * energy_grad_regular): the same numbers, bit for bit, when shape_on is
  * c->shape > 0 (a separate argument so that a caller can make it a
@@ -96,6 +121,24 @@ PL_HD void solve_vertex_grad_regular(const float *x, int pitch,
 		*g = v3_madd(*g, off, c->shape);
 		*d += c->shape;
 	}
+}
+
+/* The grid energies' gradient and preconditioner at vertex (i, j) of a
+ * whole grid x (row pitch w, h rows) as the whole-grid passes take it
+ * (solve_vertex_runs): rest and S point at the vertex's rest position
+ * and gathering tensor (NULL without gathering). */
+PL_HD void solve_grid_vertex_grad(const float *x, int w, int h, int i,
+				  int j, const float *rest, const float *S,
+				  uint32_t nbr, int moves,
+				  const struct solve_coef *c, vec3 *g, float *d)
+{
+	const float *xv = x + 3 * ((size_t)j * (size_t)w + (size_t)i);
+	int parity = (i + j) & 1;
+	if (solve_vertex_runs(i, j, w, h, moves, nbr, S != NULL))
+		solve_vertex_grad_regular(xv, w, xv, w, rest, parity, c,
+					  c->shape > 0.0f, g, d);
+	else
+		solve_vertex_grad(xv, w, rest, S, nbr, parity, c, g, d);
 }
 
 /* solve_vertex_grad_regular with the FEM part given and the positions
@@ -119,6 +162,43 @@ PL_HD void solve_vertex_grad_cells(vec3 xv, vec3 rest, const vec3 nbd[12],
 	}
 }
 
+/* ---- the FEM by cells ------------------------------------------------
+ *
+ * A block step computes each cell's two triangles once for its four
+ * corners (fem_cell_grad, energy.h) and a complete vertex's FEM
+ * gradient as the sum over the four cells around it.  The functions
+ * below fix that sum's order and the gathered cells' rest shapes, so
+ * that every backend rounds them alike. */
+
+/* The sum at a vertex of a quantity its four cells hold per corner:
+ * corner 00 of its own cell (the cell whose corner 00 it is), corner 10
+ * of the cell to its left (i - 1), 01 of the one below (j - 1), 11 of
+ * the one below and to the left. */
+PL_HD float fem_corner_sum(float own, float left, float below,
+			   float below_left)
+{
+	return own + left + below + below_left;
+}
+
+/* fem_cell_grad_rest for a cell of gathered fabric: each triangle's
+ * rest shape from the gathering tensors (sxx, sxy, syy) of its corners
+ * t00 .. t11, their sums in fem_rest's order (from 0, the triangle's
+ * origin first). */
+PL_HD struct fem_cell_rest_f fem_cell_gathered_f(vec3 p00, vec3 p10,
+						 vec3 p01, vec3 p11,
+						 vec3 t00, vec3 t10,
+						 vec3 t01, vec3 t11,
+						 const struct energy_coef_f *e)
+{
+	vec3 sl = v3(((0.0f + t00.x) + t10.x) + t01.x,
+		     ((0.0f + t00.y) + t10.y) + t01.y,
+		     ((0.0f + t00.z) + t10.z) + t01.z);
+	vec3 su = v3(((0.0f + t10.x) + t11.x) + t01.x,
+		     ((0.0f + t10.y) + t11.y) + t01.y,
+		     ((0.0f + t10.z) + t11.z) + t01.z);
+	return fem_cell_grad_rest_f(p00, p10, p01, p11, sl, su, e);
+}
+
 /* The preconditioned descent step -step g / d; zero where d is zero (a
  * vertex with no energy at all: nothing to say where it should go). */
 PL_HD vec3 solve_vertex_step(vec3 g, float d, float step)
@@ -126,6 +206,17 @@ PL_HD vec3 solve_vertex_step(vec3 g, float d, float step)
 	if (!(d > 0.0f))
 		return v3(0.0f, 0.0f, 0.0f);
 	return v3_scale(g, -step / d);
+}
+
+/* Polak and Ribiere's beta for nonlinear PCG (methods.c): gz = g.z and
+ * g_zprev = g.z_prev at this iteration, gz_prev = g.z at the last one;
+ * 0 on a restart or when the last step was not a descent, and never
+ * negative. */
+PL_HD double pcg_beta(double gz, double g_zprev, double gz_prev, int restart)
+{
+	if (restart || !(gz_prev < 0))
+		return 0;
+	return fmax(0.0, (gz - g_zprev) / gz_prev);
 }
 
 /* The energy share of the shape term at one vertex (J), in double. */

@@ -112,9 +112,7 @@ static void tile_init(struct tile *t)
  * empty: block_plan runs again after every refresh). */
 static int vertex_plain(const struct problem *p, size_t v)
 {
-	return (!p->prox || proximity_kept(p->prox, v) == 0) && !p->dyn &&
-	       p->infl.c.air == 0.0f && !p->infl.normal &&
-	       !(p->seams.nlinks && p->seams.at[v] >= 0);
+	return !vertex_terms_any(&p->terms, v);
 }
 
 /* The tile of block (bx, by) of src, a grid-wide array of 3 floats a

@@ -98,6 +98,7 @@ static int start_step(struct problem *p, const struct grid *g,
 	memcpy(dyn->xt, p->x, bytes);
 	for (size_t k = 0; k < 3 * p->n; k++)
 		dyn->xhat[k] = (float)(2.0 * dyn->xt[k] - (double)xprev[k]);
+	problem_terms(p);
 	choose_start(p, gravity);
 	return 0;
 }

@@ -98,10 +98,11 @@ static void pcg_step(struct problem *p, const struct solve_params *sp,
 	for (long k = 0; k < 3 * (long)p->n; k++)
 		s->z[k] = p->next[k] - p->x[k];
 	problem_gradient(p, p->x, s->g);
-	double gz = problem_dot(p, s->g, s->z), beta = 0;
-	if (!restart && s->gz < 0)
-		beta = fmax(0, (gz - problem_dot(p, s->g, s->zprev)) / s->gz);
-	float b = (float)beta;
+	double gz = problem_dot(p, s->g, s->z), gzp = 0;
+	restart = restart || !(s->gz < 0);
+	if (!restart)
+		gzp = problem_dot(p, s->g, s->zprev);
+	float b = (float)pcg_beta(gz, gzp, s->gz, restart);
 	#pragma omp parallel for schedule(static)
 	for (long v = 0; v < (long)p->n; v++)
 		for (int k = 0; k < 3; k++) {

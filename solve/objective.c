@@ -90,6 +90,31 @@ static float *buffer(size_t n, struct error *e)
 	return b;
 }
 
+void problem_terms(struct problem *p)
+{
+	struct vertex_terms *t = &p->terms;
+	memset(t, 0, sizeof *t);
+	if (p->seams.nlinks) {
+		t->seam_at = p->seams.at;
+		t->seam_grad = p->seams.grad;
+		t->seam_diag = p->seams.diag;
+	}
+	if (p->prox) {
+		t->self_list = p->prox->list;
+		t->self_found = p->prox->found;
+		t->self_k = p->prox->k;
+		t->self_radius = p->self_radius;
+		t->self_stiffness = p->self_k;
+	}
+	if (p->dyn) {
+		t->dynamic = 1;
+		t->dyn = p->dyn->c;
+		t->dyn_d = p->dyn->cd;
+		t->xhat = p->dyn->xhat;
+	}
+	t->infl = p->infl;
+}
+
 int problem_init(struct problem *p, struct grid *g,
 		 const struct solve_params *sp, struct error *e)
 {
@@ -132,7 +157,11 @@ int problem_init(struct problem *p, struct grid *g,
 		return -1;
 	if (seams_init(&p->seams, g, sp->seam * sp->mat.stretch, e))
 		return -1;
-	return dynamic_init(p, g, sp, lc.mass, e);
+	problem_terms(p);
+	if (dynamic_init(p, g, sp, lc.mass, e))
+		return -1;
+	problem_terms(p);
+	return 0;
 }
 
 void problem_free(struct problem *p)
@@ -178,12 +207,12 @@ static void band_to_double(const struct problem *p, const float *x, int j0,
 static void row_energies(const struct problem *p, const double *xd, int j,
 			 double *e)
 {
-	int runs = !p->gather && p->cd.bend_rule == BEND_HINGES;
 	const uint32_t *nbr = p->nbr + (size_t)j * (size_t)p->w;
 	for (int i = 0; i < p->w;) {
 		int parity = (i + j) & 1, n = 0;
-		while (runs && i + n < p->w &&
-		       nbr_complete(nbr[i + n], (parity + n) & 1))
+		while (i + n < p->w &&
+		       energy_vertex_runs(nbr[i + n], (parity + n) & 1,
+					  p->gather != NULL, p->cd.bend_rule))
 			n++;
 		if (n) {
 			energy_run(&p->cd, p->c.terms, xd + 3 * i, p->w, parity,
@@ -199,34 +228,12 @@ static void row_energies(const struct problem *p, const double *xd, int j,
 	}
 }
 
-/* Vertex v's share of the terms of extra_vertex (solve.h) but the
- * seams, whose energy seams_update sums per link.  Every vertex has its
- * share, moving or not (the air's volume is the whole surface's). */
-static double extra_vertex_energy(const struct problem *p, const float *x,
-				  size_t v)
-{
-	double en = 0;
-	if (p->prox)
-		en += collide_vertex_energy(x, (uint32_t)v,
-			p->prox->list + v * (size_t)p->prox->k,
-			proximity_kept(p->prox, v), p->self_radius,
-			p->self_k);
-	if (p->dyn && p->mov[v])
-		en += dynamic_inertia_energy(&p->dyn->cd, x + 3 * v,
-			p->dyn->xhat ? p->dyn->xhat + 3 * v : NULL) +
-		      dynamic_gravity_energy(&p->dyn->cd, x + 3 * v);
-	en += inflate_energy(&p->infl, v, x + 3 * v, p->w, p->nbr[v],
-			     p->rest + 3 * v);
-	return en;
-}
-
-/* Vertex (i, j) can take grad_run: it moves, it is complete, and the
- * far bending neighbours of both parities are on the grid. */
+/* Vertex (i, j) can take grad_run (solve_vertex_runs). */
 static int vertex_runs(const struct problem *p, int i, int j)
 {
 	size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-	return !p->gather && i >= 2 && i < p->w - 2 && j >= 2 &&
-	       j < p->h - 2 && p->mov[v] && nbr_complete(p->nbr[v], (i + j) & 1);
+	return solve_vertex_runs(i, j, p->w, p->h, p->mov[v], p->nbr[v],
+				 p->gather != NULL);
 }
 
 /* runs of vertex_runs vertices as vector loops, the others one by one */
@@ -266,7 +273,8 @@ struct check_buf {
 };
 
 /* Row j's share of the check: energy (double), squared gradient norm and
- * noise (see struct check); xd is row j in double. */
+ * noise (see struct check), each vertex's (check_vertex) summed in
+ * order; xd is row j in double. */
 static void check_row(const struct problem *p, const float *x, int j,
 		      const double *xd, const struct check_buf *b,
 		      double out[3])
@@ -277,22 +285,12 @@ static void check_row(const struct problem *p, const float *x, int j,
 	row_gradients(p, x, j, gx, gy, gz, gd);
 	for (int i = 0; i < p->w; i++) {
 		size_t v = (size_t)j * (size_t)p->w + (size_t)i;
-		if (p->nbr[v])
-			en += b->e[i];
-		en += extra_vertex_energy(p, x, v);
-		if (!p->mov[v])
-			continue;
-		en += solve_shape_energy(x + 3 * v, p->rest + 3 * v, p->shape);
-		vec3 g = v3(gx[i], gy[i], gz[i]);
-		float d = gd[i];
-		extra_vertex(p, v, x + 3 * v, p->w, x, &g, &d);
-		g2 += (double)v3_norm2(g);
-		/* one ulp of each coordinate: first order through the
-		 * gradient, second order through the preconditioner */
-		double big = fmax(fabs(x[3 * v]), fmax(fabs(x[3 * v + 1]),
-						       fabs(x[3 * v + 2])));
-		double u = FLT_EPSILON * big;
-		noise += (fabs(g.x) + fabs(g.y) + fabs(g.z)) * u + d * u * u;
+		struct check_share c = check_vertex(&p->terms, v, x, p->w,
+			p->nbr[v], p->rest + 3 * v, p->mov[v], p->shape,
+			p->nbr[v] ? b->e[i] : 0, v3(gx[i], gy[i], gz[i]), gd[i]);
+		en += c.energy;
+		g2 += c.g2;
+		noise += c.noise;
 	}
 	out[0] = en;
 	out[1] = g2;
@@ -429,6 +427,7 @@ int problem_set_self(struct problem *p, const struct grid *g,
 	p->self_k = (float)cp->stiffness;
 	p->self_search = cp->search;
 	proximity_refresh(p->prox, p->x, p->self_search);
+	problem_terms(p);
 	return 0;
 }
 

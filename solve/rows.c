@@ -126,18 +126,11 @@ void cell_run_gathered(const struct solve_coef *c, const float *X,
 	#pragma omp simd
 	for (int a = 0; a < n; a++) {
 		int k10 = a + 1, k01 = a + pitch, k11 = a + pitch + 1;
-		/* the sums in fem_rest's order: from 0, the triangle's
-		 * origin first */
-		vec3 sl = v3(((0.0f + TX[a]) + TX[k10]) + TX[k01],
-			     ((0.0f + TY[a]) + TY[k10]) + TY[k01],
-			     ((0.0f + TZ[a]) + TZ[k10]) + TZ[k01]);
-		vec3 su = v3(((0.0f + TX[k10]) + TX[k11]) + TX[k01],
-			     ((0.0f + TY[k10]) + TY[k11]) + TY[k01],
-			     ((0.0f + TZ[k10]) + TZ[k11]) + TZ[k01]);
-		struct fem_cell_rest_f r = fem_cell_grad_rest_f(
+		struct fem_cell_rest_f r = fem_cell_gathered_f(
 			soa_at(X, Y, Z, a), soa_at(X, Y, Z, k10),
-			soa_at(X, Y, Z, k01), soa_at(X, Y, Z, k11), sl, su,
-			&c->e);
+			soa_at(X, Y, Z, k01), soa_at(X, Y, Z, k11),
+			soa_at(TX, TY, TZ, a), soa_at(TX, TY, TZ, k10),
+			soa_at(TX, TY, TZ, k01), soa_at(TX, TY, TZ, k11), &c->e);
 		cell_store(cg, plane, a, r.g00, r.g10, r.g01, r.g11);
 		cg[12 * plane + a] = r.d00;
 		cg[13 * plane + a] = r.d10;
@@ -153,9 +146,9 @@ static inline __attribute__((always_inline)) float
 corner_sum(const float *cg, int plane, int cpitch, int a, int k00, int k10,
 	   int k01, int k11)
 {
-	return cg[k00 * plane + a] + cg[k10 * plane + a - 1] +
-	       cg[k01 * plane + a - cpitch] +
-	       cg[k11 * plane + a - cpitch - 1];
+	return fem_corner_sum(cg[k00 * plane + a], cg[k10 * plane + a - 1],
+			      cg[k01 * plane + a - cpitch],
+			      cg[k11 * plane + a - cpitch - 1]);
 }
 
 /* Component j of vertex a's FEM gradient (planes 0 to 11). */

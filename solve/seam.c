@@ -162,8 +162,7 @@ double seams_update(const struct seams *s, const float *x)
 	/* in link order: the same sum for any thread count */
 	double energy = 0;
 	for (size_t k = 0; k < s->nlinks; k++)
-		energy += 0.5 * (double)s->k * (double)s->stretch[k] *
-			  s->stretch[k];
+		energy += seam_link_energy(s->k, s->stretch[k]);
 	#pragma omp parallel for schedule(static)
 	for (size_t t = 0; t < s->ntouched; t++)
 		v3_store(s->grad + 3 * t, seam_gather(s->force, s->ref_link,

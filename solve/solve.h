@@ -17,6 +17,7 @@
 #include "dynamic.h"
 #include "solver.h"
 #include "inflate.h"
+#include "vertex_terms.h"
 
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
 
@@ -111,6 +112,9 @@ struct problem {
 	struct inflation infl;   /* air, inflate and fill (inflate.c) */
 	struct block_kind *blocks;  /* every block's, row by row (block_plan);
 				       NULL: block_step finds them itself */
+	/* the seams, self collision, dynamics and inflation as the
+	 * per-vertex arithmetic reads them (problem_terms) */
+	struct vertex_terms terms;
 };
 
 /* Vertex v's gathering tensor for solve_vertex_grad, NULL without. */
@@ -128,6 +132,9 @@ struct check {
 };
 
 /* objective.c */
+/* p->terms from the problem as it is set up: called again whenever a
+ * term is added (self collision, dynamics). */
+void problem_terms(struct problem *p);
 int problem_init(struct problem *p, struct grid *g,
 		 const struct solve_params *sp, struct error *e);
 void problem_free(struct problem *p);
@@ -145,20 +152,6 @@ int problem_set_self(struct problem *p, const struct grid *g,
 /* The lists rebuilt from x, on the schedule of iteration `it`: every
  * iteration for the first 16, then every 8th. */
 void problem_refresh_self(struct problem *p, const float *x, int it);
-/* The repulsion on vertex v at xv from its listed neighbours at their
- * positions in x0 (the start of the outer iteration for the block
- * method, whose neighbours may be outside the tile). */
-static inline void self_vertex(const struct problem *p, size_t v,
-			       const float *xv, const float *x0, vec3 *g,
-			       float *d)
-{
-	if (!p->prox)
-		return;
-	collide_repel_list(xv, x0, p->prox->list + v * (size_t)p->prox->k,
-			   proximity_kept(p->prox, v), p->self_radius,
-			   p->self_k, g, d);
-}
-
 /* Projects the moving vertices of x onto their half-planes (no-op
  * without a body). */
 void problem_project(const struct problem *p, float *x);
@@ -199,15 +192,6 @@ int seams_init(struct seams *s, const struct grid *g, double k,
 void seams_free(struct seams *s);
 double seams_update(const struct seams *s, const float *x);
 
-/* The seam's share of vertex v's gradient, modelled about x0 (the point
- * of the last seams_update) as g0 + d (x - x0); adds to g and d. */
-static inline void seam_vertex(const struct seams *s, size_t v, const float *x,
-			       const float *x0, vec3 *g, float *d)
-{
-	if (s->nlinks)
-		seam_term(s->at, s->grad, s->diag, v, x, x0, g, d);
-}
-
 /* dynamic.c: the dynamic mode's state.  x_t, the positions at the start
  * of the step, and xhat = 2 x_t - x_{t-dt} are NULL in a quasistatic
  * solve with gravity. */
@@ -217,15 +201,6 @@ struct dynamic {
 	double mass, dt;         /* kg per vertex, s */
 	float *xt, *xhat;
 };
-
-/* The momentum and gravity on vertex v at xv; adds to g and d. */
-static inline void dynamic_vertex(const struct dynamic *dyn, size_t v,
-				  const float *xv, vec3 *g, float *d)
-{
-	if (dyn)
-		dynamic_vertex_grad(&dyn->c, xv, dyn->xhat ? dyn->xhat + 3 * v :
-				    NULL, g, d);
-}
 
 /* Whether the options ask for the dynamic state (dynamic mode or
  * gravity). */
@@ -267,21 +242,17 @@ void parse_gravity(const char *s, double g[3]);
 void parse_pin(const char *s, struct pin *pin);
 
 /* Every term of vertex v's gradient beyond the grid energies that
- * solve_vertex_grad computes from the vertex's neighbourhood: the seams
- * and self collision.  xv is where v is now (in a block's tile, say),
- * x0 the iterate that terms reaching farther than the tile read other
- * vertices from (the start of the outer iteration for the block method).
- * Adds to g and d.
- * Also inflation and filling (inflate.h), whose air reads xv's ring
- * neighbours at row pitch `pitch` (BLOCK_T in a tile, w in the grid). */
+ * solve_vertex_grad computes from the vertex's neighbourhood
+ * (vertex_terms.h): xv is where v is now (in a block's tile, say, with
+ * row pitch `pitch`), x0 the iterate that terms reaching farther than
+ * the tile read other vertices from (the start of the outer iteration
+ * for the block method).  Adds to g and d. */
 static inline void extra_vertex(const struct problem *p, size_t v,
 				const float *xv, int pitch, const float *x0,
 				vec3 *g, float *d)
 {
-	seam_vertex(&p->seams, v, xv, x0 + 3 * v, g, d);
-	self_vertex(p, v, xv, x0, g, d);
-	dynamic_vertex(p->dyn, v, xv, g, d);  /* momentum, gravity */
-	inflate_grad(&p->infl, v, xv, pitch, p->nbr[v], p->rest + 3 * v, g, d);
+	vertex_terms_grad(&p->terms, v, xv, pitch, x0, p->nbr[v],
+			  p->rest + 3 * v, g, d);
 }
 
 /* Function multi-versioning where the compiler has it (GCC and clang on
