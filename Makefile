@@ -3,6 +3,8 @@
 #   make                 build every program into bin/ (and the CUDA objects
 #                        when nvcc is found; CUDA=0 or CUDA=1 forces it)
 #   make test            run the test suite (prove + bats)
+#   make model           the CUDA backend under the CUDA execution model
+#                        (part of make; see cudamodel/model.cc)
 #   make san             AddressSanitizer + UBSan build under build/san/
 #   make test-san        the I/O, collision and gathering tests against
 #                        the sanitizer build
@@ -74,7 +76,7 @@ SCRIPT_BIN = $(SCRIPTS:scripts/%=$(BINDIR)/%)
 
 CU_TEST  = $(if $(filter 1,$(CUDA)),$(BUILD)/tests/test_cuda)
 
-all: $(BIN) $(TEST_BIN) $(CU_TEST)
+all: $(BIN) $(TEST_BIN) $(CU_TEST) $(if $(filter 1,$(SAN)),,model)
 all: $(SCRIPT_BIN)
 
 # The driver scripts (pleat-frame) are programs too: copied into bin/.
@@ -105,6 +107,66 @@ $(BUILD)/tests/test_cuda: tests/cuda/test_cuda.cu \
 		$(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/cuda/*.c)) $(CU_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Itests/cuda $^ $(LDLIBS) -lgomp -o $@
+
+# The CUDA execution model (cudamodel/): the same .cu files compiled by
+# the host C++ compiler against the model's cuda_runtime.h, every load
+# and store instrumented, so that pleat-solve's CUDA backend and the GPU
+# tests run without a GPU (tests/gpu.bats runs against it in every test
+# run).  No fused multiply-adds: the model's results are the CPU
+# backend's to the bit.  MODEL_FMA=1 contracts a*b+c into fused
+# multiply-adds as nvcc does, for measuring what that changes.
+MODEL   ?= $(BUILD)/model
+MODEL_FP = $(if $(filter 1,$(MODEL_FMA)),-mfma -ffp-contract=fast,-ffp-contract=off)
+MODEL_CXXFLAGS = -std=c++17 -O2 -g $(FPFLAGS) $(MODEL_FP) -DPLEAT_CUDA_MODEL \
+                 -Icudamodel -Icommon -Wall -Wextra -MMD -MP
+MODEL_CHECKS = -fsanitize=thread --param tsan-instrument-func-entry-exit=0
+MODEL_RT   = $(MODEL)/cudamodel/model.o
+MODEL_CU   = $(CU_SRC:%.cu=$(MODEL)/%.cu.o)
+MODEL_SOLVE = $(patsubst %.c,$(BUILD)/%.o,$(filter-out solve/device.c,$(wildcard solve/*.c))) \
+              $(MODEL)/solve/device.o $(MODEL)/solve/gpu.cu.o
+MODEL_BIN  = $(MODEL)/bin/pleat-solve $(MODEL)/tests/test_cuda \
+             $(MODEL)/tests/model_test $(MODEL)/racy/pleat-solve
+
+model: $(MODEL_BIN)
+
+$(MODEL)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(CXX) $(MODEL_CXXFLAGS) $(MODEL_CHECKS) -x c++ -c $< -o $@
+
+$(MODEL_RT): cudamodel/model.cc
+	@mkdir -p $(@D)
+	$(CXX) $(MODEL_CXXFLAGS) -c $< -o $@
+
+$(MODEL)/solve/device.o: solve/device.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DPLEAT_CUDA -c $< -o $@
+
+$(MODEL)/bin/pleat-solve: $(MODEL_SOLVE) $(MODEL_CU) $(MODEL_RT) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(MODEL)/tests/test_cuda: $(MODEL)/tests/cuda/test_cuda.cu.o \
+		$(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/cuda/*.c)) \
+		$(MODEL_CU) $(MODEL_RT) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(MODEL)/tests/model_test: $(MODEL)/tests/cuda/model_test.cu.o $(MODEL_RT)
+	@mkdir -p $(@D)
+	$(CXX) $^ -o $@
+
+# A copy of pleat-solve whose block kernel lacks the barrier between an
+# inner iteration's steps and its moves: the race the tests must see.
+$(MODEL)/racy/gpu.cu: solve/gpu.cu tests/cuda/drop-barrier
+	@mkdir -p $(@D)
+	tests/cuda/drop-barrier $< > $@
+
+$(MODEL)/racy/gpu.cu.o: $(MODEL)/racy/gpu.cu
+	$(CXX) $(MODEL_CXXFLAGS) $(MODEL_CHECKS) -Isolve -x c++ -c $< -o $@
+
+$(MODEL)/racy/pleat-solve: $(filter-out $(MODEL)/solve/gpu.cu.o,$(MODEL_SOLVE)) \
+		$(MODEL)/racy/gpu.cu.o $(MODEL_CU) $(MODEL_RT) $(LIB)
+	$(CXX) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Each program is its folder's sources linked with the common library,
 # and EXTRA_name / LIBS_name when it has more.
@@ -179,9 +241,10 @@ clean:
 	rm -rf build $(BIN)
 	rm -f $(SCRIPT_BIN)
 
-.PHONY: all cuda test san test-san bench example install lint-man clean
+.PHONY: all cuda model test san test-san bench example install lint-man clean
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d $(BUILD)/tests/cuda/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d $(BUILD)/tests/cuda/*.d \
+	$(MODEL)/*/*.d $(MODEL)/tests/cuda/*.d $(MODEL)/racy/*.d)
 
 # Fuzz harnesses (libFuzzer with clang): make fuzz, make fuzz-ci.
 -include fuzz/fuzz.mk

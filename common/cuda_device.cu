@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_device.h"
+#include "cuda_launch.h"
 #include "half.h"
 #include "vec.h"
 
@@ -14,14 +15,20 @@ extern "C" int cuda_device_count(char *why, size_t n)
 {
 	int count = 0;
 	cudaError_t err = cudaGetDeviceCount(&count);
-	if (err != cudaSuccess) {
-		if (why)
-			snprintf(why, n, "%s", cudaGetErrorString(err));
+	if (err == cudaSuccess && count > 0)
+		return count;
+	if (!why)
 		return 0;
-	}
-	if (count == 0 && why)
-		snprintf(why, n, "no CUDA device");
-	return count;
+	/* in a user's words first, the runtime's after */
+	if (err == cudaSuccess || err == cudaErrorNoDevice)
+		snprintf(why, n, "this machine has no NVIDIA GPU that CUDA can use");
+	else if (err == cudaErrorInsufficientDriver)
+		snprintf(why, n, "the NVIDIA driver is missing, or older than this "
+			 "build's CUDA runtime (%s)", cudaGetErrorString(err));
+	else
+		snprintf(why, n, "the CUDA runtime says: %s",
+			 cudaGetErrorString(err));
+	return 0;
 }
 
 extern "C" int cuda_device_describe(int dev, char *buf, size_t n)
@@ -64,8 +71,8 @@ extern "C" double cuda_hostdev_selftest(int n)
 	    cudaMalloc(&dout, out.size() * sizeof(float)) == cudaSuccess &&
 	    cudaMemcpy(din, in.data(), in.size() * sizeof(float),
 		       cudaMemcpyHostToDevice) == cudaSuccess) {
-		selftest_kernel<<<(n + 255) / 256, 256>>>(din, dout, n);
-		if (cudaGetLastError() == cudaSuccess &&
+		if (PL_LAUNCH(selftest_kernel, (n + 255) / 256, 256, din, dout,
+			      n) == cudaSuccess &&
 		    cudaMemcpy(out.data(), dout, out.size() * sizeof(float),
 			       cudaMemcpyDeviceToHost) == cudaSuccess) {
 			worst = 0;

@@ -8,6 +8,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "cuda_launch.h"
 #include "proximity_cuda.h"
 
 typedef unsigned long long ull;
@@ -269,23 +270,29 @@ extern "C" struct proximity_cuda *proximity_cuda_new(const struct proximity_setu
 	if (err == cudaSuccess) err = upload(&g->first, (const size_t *)NULL, nb + 1);
 	if (err == cudaSuccess) err = upload(&g->counter, (const ull *)NULL, 1);
 	if (fail(err, "cannot set up the proximity search on the GPU", why, n)) {
-		proximity_cuda_free(g);
+		char ignored[256];
+		proximity_cuda_free(g, ignored, sizeof ignored);
 		return NULL;
 	}
 	return g;
 }
 
-extern "C" void proximity_cuda_free(struct proximity_cuda *g)
+extern "C" int proximity_cuda_free(struct proximity_cuda *g, char *why, size_t n)
 {
 	if (!g)
-		return;
+		return 0;
 	void *p[] = {g->block, g->tile_first, g->site, g->list, g->found, g->sp,
 		     g->radius, g->rstat, g->key, g->bucket_count, g->start,
 		     g->fill, g->entry, g->partners, g->first, g->pair, g->from,
 		     g->to, g->from_sorted, g->to_sorted, g->counter, g->temp};
-	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
-		cudaFree(p[k]);
+	cudaError_t err = cudaSuccess;
+	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
+		cudaError_t e = cudaFree(p[k]);
+		if (err == cudaSuccess)
+			err = e;
+	}
 	free(g);
+	return fail(err, "cannot free the proximity search's GPU memory", why, n);
 }
 
 /* Step 1: spheres, and the hash cell from their largest and summed radius. */
@@ -293,9 +300,8 @@ static cudaError_t spheres(struct proximity_cuda *g, const float *x, double s,
 			   double *cell)
 {
 	size_t b1 = 0, b2 = 0;
-	sphere_kernel<<<blocks_for((size_t)g->nb, 256), 256>>>(g->block, g->nb, x,
-							       s, g->sp, g->radius);
-	cudaError_t err = cudaGetLastError();
+	cudaError_t err = PL_LAUNCH(sphere_kernel, blocks_for((size_t)g->nb, 256),
+				    256, g->block, g->nb, x, s, g->sp, g->radius);
 	if (err == cudaSuccess)
 		err = cub::DeviceReduce::Max(NULL, b1, g->radius, g->rstat, g->nb);
 	if (err == cudaSuccess)
@@ -338,9 +344,8 @@ static cudaError_t hash(struct proximity_cuda *g, double cell,
 	size_t mask = g->m - 1;
 	cudaError_t err = cudaMemset(g->bucket_count, 0, g->m * sizeof(size_t));
 	if (err == cudaSuccess) {
-		hash_count_kernel<<<nblk, 256>>>(g->sp, g->nb, cell, mask, g->key,
-						 g->bucket_count);
-		err = cudaGetLastError();
+		err = PL_LAUNCH(hash_count_kernel, nblk, 256, g->sp, g->nb, cell,
+				mask, g->key, g->bucket_count);
 	}
 	if (err == cudaSuccess)
 		err = scan(g, g->bucket_count, g->start, g->m);
@@ -348,9 +353,8 @@ static cudaError_t hash(struct proximity_cuda *g, double cell,
 		err = cudaMemcpy(g->fill, g->start, g->m * sizeof(size_t),
 				 cudaMemcpyDeviceToDevice);
 	if (err == cudaSuccess) {
-		hash_fill_kernel<<<nblk, 256>>>(g->key, g->nb, mask, g->fill,
-						g->entry);
-		err = cudaGetLastError();
+		err = PL_LAUNCH(hash_fill_kernel, nblk, 256, g->key, g->nb, mask,
+				g->fill, g->entry);
 	}
 	H->cell = cell;
 	H->mask = mask;
@@ -366,9 +370,8 @@ static cudaError_t long_pairs(struct proximity_cuda *g,
 {
 	unsigned nblk = blocks_for((size_t)g->nb, 256);
 	size_t total = 0;
-	partners_kernel<<<nblk, 256>>>(g->block, g->nb, g->sp, *H, s,
-				       g->partners, NULL, NULL);
-	cudaError_t err = cudaGetLastError();
+	cudaError_t err = PL_LAUNCH(partners_kernel, nblk, 256, g->block, g->nb,
+				    g->sp, *H, s, g->partners, nullptr, nullptr);
 	if (err == cudaSuccess)
 		err = scan(g, g->partners, g->first, (size_t)g->nb);
 	if (err == cudaSuccess)
@@ -377,9 +380,8 @@ static cudaError_t long_pairs(struct proximity_cuda *g,
 	if (err == cudaSuccess)
 		err = reserve(&g->pair, &g->pair_cap, total);
 	if (err == cudaSuccess) {
-		partners_kernel<<<nblk, 256>>>(g->block, g->nb, g->sp, *H, s, NULL,
-					       g->first, g->pair);
-		err = cudaGetLastError();
+		err = PL_LAUNCH(partners_kernel, nblk, 256, g->block, g->nb, g->sp,
+				*H, s, nullptr, g->first, g->pair);
 	}
 	g->stats.long_pairs = total;
 	return err;
@@ -425,8 +427,8 @@ static cudaError_t vertex_pairs(struct proximity_cuda *g, const float *x,
 		a.cap = g->dir_cap;
 		err = cudaMemset(g->counter, 0, sizeof(ull));
 		if (err == cudaSuccess) {
-			pairs_kernel<<<blocks_for(threads, 128), 128>>>(a);
-			err = cudaGetLastError();
+			err = PL_LAUNCH(pairs_kernel, blocks_for(threads, 128), 128,
+					a);
 		}
 		if (err == cudaSuccess)
 			err = cudaMemcpy(&stored, g->counter, sizeof stored,
@@ -464,11 +466,9 @@ static cudaError_t lists(struct proximity_cuda *g, const float *x,
 							      bits);
 	}
 	if (err == cudaSuccess) {
-		lists_kernel<<<blocks_for(g->n, 256), 256>>>(g->from_sorted,
-							     g->to_sorted, count, x,
-							     g->n, g->k, g->list,
-							     g->found);
-		err = cudaGetLastError();
+		err = PL_LAUNCH(lists_kernel, blocks_for(g->n, 256), 256,
+				g->from_sorted, g->to_sorted, count, x, g->n, g->k,
+				g->list, g->found);
 	}
 	return err;
 }

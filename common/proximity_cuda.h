@@ -55,7 +55,8 @@ struct proximity_cuda;
 /* NULL with a reason in why when the GPU cannot hold it. */
 struct proximity_cuda *proximity_cuda_new(const struct proximity_setup *ps,
 					  char *why, size_t n);
-void proximity_cuda_free(struct proximity_cuda *g);
+/* -1 with a reason in why when the GPU reports an error freeing it. */
+int proximity_cuda_free(struct proximity_cuda *g, char *why, size_t n);
 
 /* Rebuilds every list from x, a device array of 3 floats a grid vertex,
  * with search radius s (metres). */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda_launch.h"
 #include "gpu.h"
 
 #define W    8               /* BLOCK_W of solve.h */
@@ -177,7 +178,7 @@ __global__ void block_kernel(struct step_args a, int inner, float inner_rho)
 				    &d);
 			s = solve_vertex_step(g, d, a.c.step);
 		}
-		__syncthreads();
+		__syncthreads();  /* every step from the tile before any move */
 		if (active) {
 			float st[3] = {s.x, s.y, s.z};
 			for (int k = 0; k < 3; k++) {
@@ -275,7 +276,8 @@ extern "C" void cuda_solver_free(struct cuda_solver *s)
 		     s->sdiag, s->at};
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
 		cudaFree(p[k]);
-	proximity_cuda_free(s->prox);
+	char ignored[256];
+	proximity_cuda_free(s->prox, ignored, sizeof ignored);
 	free(s);
 }
 
@@ -332,24 +334,25 @@ extern "C" int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *
 	a.k = s->list_k;
 	a.self_radius = s->self_radius;
 	a.self_k = s->self_k;
+	cudaError_t err = cudaSuccess;
 	if (s->nlinks) {
-		seam_force_kernel<<<blocks_for(s->nlinks, 256), 256>>>(
-			s->link, s->nlinks, s->x, s->seam_k, s->force);
-		seam_gather_kernel<<<blocks_for(s->ntouched, 256), 256>>>(
-			s->force, s->ref_link, s->ref_coef, s->start,
-			s->ntouched, s->sgrad);
+		err = PL_LAUNCH(seam_force_kernel, blocks_for(s->nlinks, 256), 256,
+				s->link, s->nlinks, s->x, s->seam_k, s->force);
+		if (err == cudaSuccess)
+			err = PL_LAUNCH(seam_gather_kernel,
+					blocks_for(s->ntouched, 256), 256, s->force,
+					s->ref_link, s->ref_coef, s->start,
+					s->ntouched, s->sgrad);
 	}
 	dim3 threads(W, W);
 	dim3 blocks(blocks_for((size_t)s->w, W), blocks_for((size_t)s->h, W));
-	if (inner > 0)
-		block_kernel<<<blocks, threads>>>(a, inner, inner_rho);
-	else
-		gd_kernel<<<blocks, threads>>>(a);
-	if (omega != 1.0f)
-		cheb_kernel<<<blocks_for(s->n, 256), 256>>>(s->next, s->prev,
-							     s->mov, s->plane, s->n,
-							     omega);
-	cudaError_t err = cudaGetLastError();
+	if (err == cudaSuccess && inner > 0)
+		err = PL_LAUNCH(block_kernel, blocks, threads, a, inner, inner_rho);
+	else if (err == cudaSuccess)
+		err = PL_LAUNCH(gd_kernel, blocks, threads, a);
+	if (err == cudaSuccess && omega != 1.0f)
+		err = PL_LAUNCH(cheb_kernel, blocks_for(s->n, 256), 256, s->next,
+				s->prev, s->mov, s->plane, s->n, omega);
 	if (err == cudaSuccess)
 		err = cudaDeviceSynchronize();
 	if (fail(err, "a solver kernel failed", why, n))

@@ -13,6 +13,16 @@
 #include "cuda_device.h"
 #include "self_lists.h"
 
+/* cudaFree(p), its error into why. */
+static int fail_free(void *p, char *why, size_t n)
+{
+	cudaError_t err = cudaFree(p);
+	if (err == cudaSuccess)
+		return 0;
+	snprintf(why, n, "cannot free x on the GPU: %s", cudaGetErrorString(err));
+	return -1;
+}
+
 extern "C" int gpu_lists(const struct proximity_setup *ps, const float *x,
 			 double s, uint32_t *list, uint16_t *found,
 			 struct proximity_stats *st, char *why, size_t n)
@@ -31,8 +41,10 @@ extern "C" int gpu_lists(const struct proximity_setup *ps, const float *x,
 	struct proximity_cuda *g = proximity_cuda_new(ps, why, n);
 	int bad = !g || proximity_cuda_refresh(g, dx, s, why, n) ||
 		  proximity_cuda_get(g, list, found, st, why, n);
-	proximity_cuda_free(g);
-	cudaFree(dx);
+	if (g && proximity_cuda_free(g, why, n))
+		bad = 1;
+	if (fail_free(dx, why, n))
+		bad = 1;
 	return bad ? -1 : 0;
 }
 
