@@ -1,71 +1,41 @@
-/* device.c - --device: which backend runs the iterations.
+/* device.c - --device: which backend runs the solve.
  *
- * Compiled with PLEAT_CUDA when the CUDA backend is built (nvcc found);
- * without it only the CPU exists and --device cuda is an error. */
+ * Compiled with PLEAT_CUDA when the CUDA backend is built (nvcc found, or
+ * the CUDA execution model); without it only the CPU exists and --device
+ * cuda is an error.  The GPU runs everything the CPU does: every method,
+ * term and option. */
 #include <stdio.h>
 #include <string.h>
 
 #include "solve.h"
 #include "util.h"
 
-/* Gathering runs on the CPU only: the CUDA backend does not read the
- * gather channel.  Checked per grid, since the channel is the grid's. */
-const char *device_for_problem(const char *chosen, const char *want,
-			       const struct problem *p, const char *where)
-{
-	if (!chosen || !p->gather)
-		return chosen;
-	if (strcmp(want, "cuda") == 0)
-		die("%s: --device cuda: the grid has a gather channel, and "
-		    "gathering runs on the CPU only", where);
-	warnx("%s: gathering runs on the CPU only: this grid does", where);
-	return NULL;
-}
-
 #ifdef PLEAT_CUDA
 #include "cuda_device.h"
-#include "gpu.h"
 
 static char gpu_name[256];
 
-const char *device_choose(const char *want, const struct solve_params *sp)
+const char *device_choose(const char *want, int quiet)
 {
 	char why[256] = "";
 	if (strcmp(want, "cpu") == 0)
 		return NULL;
-	int explicit = strcmp(want, "cuda") == 0;
-	if (sp->effects.air > 0 || sp->effects.inflate > 0 ||
-	    sp->effects.fill_depth > 0) {
-		if (explicit)
-			usage_fail("--device cuda: inflation and filling run on "
-				   "the CPU only");
-		return NULL;
-	}
-	if (sp->method == METHOD_PCG) {
-		if (explicit)
-			usage_fail("--device cuda: the pcg method runs on the CPU "
-				   "only");
-		return NULL;
-	}
-	if (dynamic_wanted(sp)) {
-		if (explicit)
-			usage_fail("--device cuda: the dynamic mode and gravity "
-				   "run on the CPU only");
-		return NULL;
-	}
 	if (cuda_device_count(why, sizeof why) == 0) {
-		if (explicit)
-			die("--device cuda: no GPU answers: %s", why);
+		if (strcmp(want, "cuda") == 0)
+			die("--device cuda: no GPU to run on: %s; use --device cpu "
+			    "(or auto, which falls back to the CPU)", why);
 		return NULL;
 	}
 	if (cuda_device_describe(0, gpu_name, sizeof gpu_name))
 		snprintf(gpu_name, sizeof gpu_name, "CUDA device 0");
-	warnx("running on the GPU: %s", gpu_name);
+	if (!quiet)
+		fprintf(stderr, "%s: running on the GPU: %s\n", progname, gpu_name);
 	return gpu_name;
 }
 
 int device_open(const char *chosen, const struct problem *p,
-		struct solve_device *dev, struct error *e)
+		const struct solve_params *sp, struct solve_device *dev,
+		struct error *e)
 {
 	char why[256];
 	if (!chosen)
@@ -73,11 +43,13 @@ int device_open(const char *chosen, const struct problem *p,
 	const struct seams *s = &p->seams;
 	struct cuda_problem cp = {
 		.w = p->w, .h = p->h, .rest = p->rest, .nbr = p->nbr,
-		.mov = p->mov, .plane = p->plane, .nlinks = s->nlinks, .ntouched = s->ntouched,
+		.mov = p->mov, .plane = p->plane, .gather = p->gather,
+		.nlinks = s->nlinks, .ntouched = s->ntouched,
 		.nrefs = s->nlinks ? s->start[s->ntouched] : 0,
 		.seam_k = s->k, .link = s->link, .start = s->start,
 		.ref_link = s->ref_link, .ref_coef = s->ref_coef, .at = s->at,
-		.seam_diag = s->diag,
+		.seam_diag = s->diag, .terms = &p->terms, .cd = p->cd,
+		.shape = p->shape, .pcg = sp->method == METHOD_PCG,
 	};
 	struct proximity_setup self;
 	if (p->prox) {
@@ -86,49 +58,56 @@ int device_open(const char *chosen, const struct problem *p,
 		cp.self_radius = p->self_radius;
 		cp.self_k = p->self_k;
 		cp.self_search = p->self_search;
-		cp.list_out = p->prox->list;
-		cp.found_out = p->prox->found;
 	}
 	dev->s = cuda_solver_new(&cp, 0, why, sizeof why);
 	if (!dev->s)
 		return error_set(e, "%s", why);
 	dev->put = cuda_solver_put;
 	dev->get = cuda_solver_get;
-	dev->step = cuda_solver_step;
 	dev->refresh = cuda_solver_refresh;
+	dev->step = cuda_solver_step;
+	dev->check = cuda_solver_check;
+	dev->keep = cuda_solver_keep;
+	dev->restore = cuda_solver_restore;
 	return 0;
 }
 
-void device_close(struct solve_device *dev)
+int device_close(struct solve_device *dev, struct error *e)
 {
-	cuda_solver_free(dev->s);
+	char why[256];
+	int bad = cuda_solver_free(dev->s, why, sizeof why);
 	dev->s = NULL;
+	return bad ? error_set(e, "%s", why) : 0;
 }
 
 #else
 
-const char *device_choose(const char *want, const struct solve_params *sp)
+const char *device_choose(const char *want, int quiet)
 {
-	(void)sp;
+	(void)quiet;
 	if (strcmp(want, "cuda") == 0)
-		die("--device cuda: this pleat was built without the CUDA "
-		    "backend");
+		die("--device cuda: this pleat-solve was built without the CUDA "
+		    "backend (no nvcc when it was built); use --device cpu");
 	return NULL;
 }
 
 int device_open(const char *chosen, const struct problem *p,
-		struct solve_device *dev, struct error *e)
+		const struct solve_params *sp, struct solve_device *dev,
+		struct error *e)
 {
 	(void)chosen;
 	(void)p;
+	(void)sp;
 	(void)dev;
 	(void)e;
 	return 0;
 }
 
-void device_close(struct solve_device *dev)
+int device_close(struct solve_device *dev, struct error *e)
 {
 	(void)dev;
+	(void)e;
+	return 0;
 }
 
 #endif

@@ -1,13 +1,19 @@
-/* gpu.h - pleat-solve's CUDA backend: the gd and block iterations with
- * the outer Chebyshev step, on the GPU, from the same per-vertex
- * arithmetic as the CPU (solver.h, energy.h, seam_link.h, collide.h),
- * self collision's proximity search included (proximity_cuda.h).
+/* gpu.h - pleat-solve's CUDA backend: every method (gd, chebyshev,
+ * block, pcg) and every term of the objective the CPU has, on the GPU,
+ * from the same per-vertex arithmetic (solver.h, energy.h,
+ * vertex_terms.h, collide.h, seam_link.h), self collision's proximity
+ * search included (proximity_cuda.h).
  *
- * The GPU keeps x, the previous iterate and a scratch buffer; the host
- * keeps its copy of x for the energy checks, which run on the CPU
- * (problem_check) every --check-every iterations: cuda_solver_get before
- * a check, cuda_solver_put after a rollback.  Plain C, so that main.c
- * can call it; compiled only when nvcc is found. */
+ * The GPU holds the iterate, the previous iterate, the last accepted
+ * one and the methods' scratch; the step control's energy check runs
+ * there too, its sums in double in the CPU's order (each vertex's share,
+ * then each row's in order on the GPU, then the rows' in order on the
+ * host), so that x crosses to the host only at the start and the end of
+ * a solve.  Built without fused multiply-adds (nvcc -fmad=false, or the
+ * CUDA execution model) every number is the CPU backend's to the bit.
+ *
+ * Plain C, so that main.c can call it; compiled only when nvcc is found,
+ * and always under the CUDA execution model (cudamodel/). */
 #ifndef PLEAT_SOLVE_GPU_H
 #define PLEAT_SOLVE_GPU_H
 
@@ -18,6 +24,7 @@
 #include "proximity_cuda.h"
 #include "seam_link.h"
 #include "solver.h"
+#include "vertex_terms.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +37,7 @@ struct cuda_problem {
 	const uint32_t *nbr;
 	const uint8_t *mov;
 	const float *plane;      /* body half-planes, 4 a vertex; NULL: none */
+	const float *gather;     /* gathering tensors, 3 a vertex; NULL: none */
 	/* seams (solve.h's struct seams); nlinks 0: none */
 	size_t nlinks, ntouched, nrefs;
 	float seam_k;
@@ -41,14 +49,33 @@ struct cuda_problem {
 	const float *seam_diag;
 	/* self collision (solve.h's prox, self_radius, self_k, self_search);
 	 * self NULL: none.  The GPU starts from the lists in self and keeps
-	 * its own from then on; cuda_solver_get copies them to list_out and
-	 * found_out (the CPU's lists), so that the energy checks on the CPU
-	 * see the lists the GPU iterated with. */
+	 * its own from then on. */
 	const struct proximity_setup *self;
 	float self_radius, self_k;
 	double self_search;
-	uint32_t *list_out;
-	uint16_t *found_out;
+	/* dynamics and inflation: the host's terms (vertex_terms.h), whose
+	 * coefficients are copied and whose arrays (xhat, the rest normals)
+	 * are uploaded; its seam and self pointers are not read */
+	const struct vertex_terms *terms;
+	/* the energy check's constants: the grid energies in double and
+	 * the shape term's k_shape m */
+	struct energy_coef_d cd;
+	double shape;
+	int pcg;                 /* the pcg method's vectors are needed */
+};
+
+enum cuda_method { CUDA_GD, CUDA_BLOCK, CUDA_PCG };
+
+/* One outer iteration: gd (chebyshev is gd with omega), block with
+ * `inner` inner iterations of inner Chebyshev radius inner_rho, or pcg
+ * (block as preconditioner, restart: take the block step itself); then
+ * x = omega (x_new - x_prev) + x_prev on the moving vertices. */
+struct cuda_step {
+	enum cuda_method method;
+	const struct solve_coef *c;
+	int inner;
+	float inner_rho, omega;
+	int restart;
 };
 
 struct cuda_solver;
@@ -56,21 +83,26 @@ struct cuda_solver;
 /* NULL with a reason in why when the GPU cannot hold the problem. */
 struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp, int dev,
 				    char *why, size_t n);
-void cuda_solver_free(struct cuda_solver *s);
-/* x (and the previous iterate) <- host x. */
+/* -1 with a reason when the GPU reports an error on the way. */
+int cuda_solver_free(struct cuda_solver *s, char *why, size_t n);
+/* x, the previous iterate and the accepted one <- host x. */
 int cuda_solver_put(struct cuda_solver *s, const float *x, char *why, size_t n);
-/* host x <- x (and the proximity lists, see struct cuda_problem). */
+/* host x <- x. */
 int cuda_solver_get(struct cuda_solver *s, float *x, char *why, size_t n);
 /* Before outer iteration `it` (from 1): with self collision, the lists
  * rebuilt from x on the schedule of collide_refresh_due, as
  * problem_refresh_self does on the CPU; nothing otherwise. */
 int cuda_solver_refresh(struct cuda_solver *s, int it, char *why, size_t n);
-/* One outer iteration: block (inner > 0: that many inner iterations with
- * inner Chebyshev radius inner_rho) or gd (inner 0), then
- * x = omega (x_new - x_prev) + x_prev on the moving vertices. */
-int cuda_solver_step(struct cuda_solver *s, const struct solve_coef *c,
-		     int inner, float inner_rho, float omega, char *why,
-		     size_t n);
+int cuda_solver_step(struct cuda_solver *s, const struct cuda_step *st,
+		     char *why, size_t n);
+/* The check at x (problem_check): out[0] the energy (J), out[1] the
+ * squared gradient norm, out[2] the noise. */
+int cuda_solver_check(struct cuda_solver *s, const struct solve_coef *c,
+		      double out[3], char *why, size_t n);
+/* The accepted iterate <- x. */
+int cuda_solver_keep(struct cuda_solver *s, char *why, size_t n);
+/* x and the previous iterate <- the accepted one. */
+int cuda_solver_restore(struct cuda_solver *s, char *why, size_t n);
 
 #ifdef __cplusplus
 }

@@ -454,15 +454,14 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (o->sp.self)
 		attach_self(o, l, &p, g);
 	struct solve_device dev = {0};
-	char where[512];
-	snprintf(where, sizeof where, "%s: grid %d", l->name, l->grid);
-	const char *gpu = device_for_problem(o->gpu, o->device, &p, where);
-	if (device_open(gpu, &p, &dev, &e))
+	const char *gpu = o->gpu;
+	if (device_open(gpu, &p, &o->sp, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	int bad = solve_run(&p, &o->sp, gpu ? &dev : NULL, on_check, l, &r,
 			    &e);
-	device_close(&dev);
 	if (bad)
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
+	if (device_close(&dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	struct grid_channel *x = grid_add(g, "x", GRID_F32, 3, &e);
 	if (!x)
@@ -515,7 +514,7 @@ int main(int argc, char **argv)
 	progname = "pleat-solve";
 	parse_options(argc, argv, &o);
 	progress_init(o.progress);
-	o.gpu = device_choose(o.device, &o.sp);
+	o.gpu = device_choose(o.device, o.quiet);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);

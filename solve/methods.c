@@ -147,11 +147,75 @@ static void emit(solve_listener listen, void *arg, int it,
 		listen(&ev, arg);
 }
 
-static int device_failed(const char *why, struct solve_result *res,
-			 double t0, struct error *e)
+/* The iterations' backend: the CPU (dev NULL) or a device, which holds
+ * the iterate, the previous one and the last accepted one itself. */
+static int backend_check(struct problem *p, const struct solve_device *dev,
+			 struct check *k, char *why, size_t n)
 {
+	double out[3];
+	if (!dev) {
+		problem_check(p, p->x, k);
+		return 0;
+	}
+	if (dev->check(dev->s, &p->c, out, why, n))
+		return -1;
+	k->energy = out[0];
+	k->residual = sqrt(out[1]);
+	k->noise = out[2];
+	return 0;
+}
+
+static int backend_step(struct problem *p, const struct solve_params *sp,
+			const struct solve_device *dev, struct pcg *pcg,
+			int kc, int it, float omega, char *why, size_t n)
+{
+	if (!dev) {
+		one_step(p, sp, pcg, kc, it);
+		if (omega != 1.0f)
+			cheb_apply(p, p->next, p->prev, omega);
+		rotate(p);
+		return 0;
+	}
+	struct cuda_step st = {
+		sp->method == METHOD_PCG ? CUDA_PCG :
+		sp->method == METHOD_BLOCK ? CUDA_BLOCK : CUDA_GD,
+		&p->c, sp->inner, (float)sp->inner_rho, omega,
+		sp->method == METHOD_PCG && kc % sp->pcg_restart == 0};
+	double tr = now_seconds();
+	int bad = dev->refresh(dev->s, it, why, n);
+	p->self_refresh_seconds += now_seconds() - tr;
+	return bad || dev->step(dev->s, &st, why, n);
+}
+
+/* The last accepted iterate <- x. */
+static int backend_keep(struct problem *p, const struct solve_device *dev,
+			char *why, size_t n)
+{
+	if (dev)
+		return dev->keep(dev->s, why, n);
+	memcpy(p->good, p->x, p->n * 3 * sizeof(float));
+	return 0;
+}
+
+/* x and the previous iterate <- the last accepted one. */
+static int backend_restore(struct problem *p, const struct solve_device *dev,
+			   char *why, size_t n)
+{
+	if (dev)
+		return dev->restore(dev->s, why, n);
+	memcpy(p->x, p->good, p->n * 3 * sizeof(float));
+	memcpy(p->prev, p->good, p->n * 3 * sizeof(float));
+	return 0;
+}
+
+static void finish(struct solve_result *res, int it, const struct check *good,
+		   double step, double t0, struct pcg *pcg)
+{
+	res->iterations = it;
+	res->k = *good;
+	res->step = step;
 	res->seconds = now_seconds() - t0;
-	return error_set(e, "%s", why);
+	pcg_free(pcg);
 }
 
 int solve_run(struct problem *p, const struct solve_params *sp,
@@ -160,86 +224,70 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 {
 	char why[256];
 	size_t bytes = p->n * 3 * sizeof(float);
-	struct check good, k;
+	struct check good = {0, 0, 0}, k;
 	double step = sp->step, t0 = now_seconds();
 	int kc = 0, it;
 	float omega = 1.0f;
 	struct pcg pcg = {0};
 
 	memset(res, 0, sizeof *res);
-	if (sp->method == METHOD_PCG)
+	if (sp->method == METHOD_PCG && !dev)
 		pcg_init(&pcg, p->n);
 	if ((sp->method == METHOD_BLOCK || sp->method == METHOD_PCG) && !dev)
 		block_plan(p);
 	p->c.step = (float)step;
 	memcpy(p->prev, p->x, bytes);
 	memcpy(p->good, p->x, bytes);
-	problem_check(p, p->x, &good);
+	if ((dev && dev->put(dev->s, p->x, why, sizeof why)) ||
+	    backend_check(p, dev, &good, why, sizeof why))
+		goto failed;
 	emit(listen, arg, 0, &good, step, t0, 1);
 	if (!isfinite(good.energy)) {
-		pcg_free(&pcg);
+		finish(res, 0, &good, step, t0, &pcg);
 		return error_set(e, "the energy at the starting point is not "
 				 "finite");
 	}
-	if (dev && dev->put(dev->s, p->x, why, sizeof why))
-		return device_failed(why, res, t0, e);
 	for (it = 1; it <= sp->iterations; it++) {
 		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK)
 			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
 					   omega);
-		if (dev) {
-			int inner = sp->method == METHOD_BLOCK ? sp->inner : 0;
-			double tr = now_seconds();
-			if (dev->refresh && dev->refresh(dev->s, it, why, sizeof why))
-				return device_failed(why, res, t0, e);
-			p->self_refresh_seconds += now_seconds() - tr;
-			if (dev->step(dev->s, &p->c, inner, (float)sp->inner_rho,
-				      omega, why, sizeof why))
-				return device_failed(why, res, t0, e);
-		} else {
-			one_step(p, sp, &pcg, kc, it);
-			if (omega != 1.0f)
-				cheb_apply(p, p->next, p->prev, omega);
-			rotate(p);
-		}
+		if (backend_step(p, sp, dev, &pcg, kc, it, omega, why, sizeof why))
+			goto failed;
 		kc++;
 		if (it % sp->check_every && it < sp->iterations)
 			continue;
-		if (dev && dev->get(dev->s, p->x, why, sizeof why))
-			return device_failed(why, res, t0, e);
-		problem_check(p, p->x, &k);
+		if (backend_check(p, dev, &k, why, sizeof why))
+			goto failed;
 		int ok = isfinite(k.energy) &&
 			 k.energy <= good.energy + good.noise + k.noise;
 		emit(listen, arg, it, &k, step, t0, ok);
 		if (ok) {
-			memcpy(p->good, p->x, bytes);
+			if (backend_keep(p, dev, why, sizeof why))
+				goto failed;
 			good = k;
 			continue;
 		}
-		memcpy(p->x, p->good, bytes);
-		memcpy(p->prev, p->good, bytes);
-		if (dev && dev->put(dev->s, p->good, why, sizeof why))
-			return device_failed(why, res, t0, e);
+		if (backend_restore(p, dev, why, sizeof why))
+			goto failed;
 		step *= 0.5;
 		p->c.step = (float)step;
 		kc = 0;
 		omega = 1.0f;
 		res->halvings++;
 		if (step < sp->step_floor) {
-			res->iterations = it;
-			res->k = good;
-			res->step = step;
-			res->seconds = now_seconds() - t0;
-			pcg_free(&pcg);
+			if (dev && dev->get(dev->s, p->x, why, sizeof why))
+				goto failed;
+			finish(res, it, &good, step, t0, &pcg);
 			return error_set(e, "the energy keeps rising: the step "
 					 "fell below %g at iteration %d", sp->step_floor,
 					 it);
 		}
 	}
-	pcg_free(&pcg);
-	res->iterations = sp->iterations;
-	res->k = good;
-	res->step = step;
-	res->seconds = now_seconds() - t0;
+	if (dev && dev->get(dev->s, p->x, why, sizeof why))
+		goto failed;
+	finish(res, sp->iterations, &good, step, t0, &pcg);
 	return 0;
+failed:
+	finish(res, 0, &good, step, t0, &pcg);
+	return error_set(e, "%s", why);
 }

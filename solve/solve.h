@@ -18,6 +18,7 @@
 #include "solver.h"
 #include "inflate.h"
 #include "vertex_terms.h"
+#include "gpu.h"
 
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
 
@@ -336,18 +337,21 @@ struct solve_event {
 };
 typedef void (*solve_listener)(const struct solve_event *ev, void *arg);
 
-/* A device that runs the iterations in place of the CPU (device.c); the
- * energy checks stay on the CPU, on the host copy p->x. */
-struct cuda_solver;
+/* A device that runs the solve in place of the CPU (device.c, gpu.h):
+ * the iterations and the energy checks, on its own copies of the
+ * iterate, the previous one and the last accepted one. */
 struct solve_device {
 	struct cuda_solver *s;
 	int (*put)(struct cuda_solver *s, const float *x, char *why, size_t n);
 	int (*get)(struct cuda_solver *s, float *x, char *why, size_t n);
-	int (*step)(struct cuda_solver *s, const struct solve_coef *c,
-		    int inner, float inner_rho, float omega, char *why,
-		    size_t n);
 	/* before iteration it's step: the work problem_refresh_self does */
 	int (*refresh)(struct cuda_solver *s, int it, char *why, size_t n);
+	int (*step)(struct cuda_solver *s, const struct cuda_step *st,
+		    char *why, size_t n);
+	int (*check)(struct cuda_solver *s, const struct solve_coef *c,
+		     double out[3], char *why, size_t n);
+	int (*keep)(struct cuda_solver *s, char *why, size_t n);
+	int (*restore)(struct cuda_solver *s, char *why, size_t n);
 };
 
 struct solve_result {
@@ -359,7 +363,7 @@ struct solve_result {
 };
 
 /* Runs sp->iterations of the method from p->x on the CPU, or on dev when
- * it is not NULL (gd, chebyshev and block only), leaving the last
+ * it is not NULL, leaving the last
  * accepted iterate in p->x.  Returns 0, or -1 with e set when the step
  * fell below its floor (p->x then holds the last accepted iterate) or the
  * device failed. */
@@ -367,19 +371,17 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	      const struct solve_device *dev, solve_listener listen, void *arg,
 	      struct solve_result *res, struct error *e);
 
-/* device.c: the device --device asks for; NULL for the CPU.  Exits with
- * a message when the choice cannot be honoured (cuda without a GPU or
- * without the CUDA backend, pcg on a GPU). */
-const char *device_choose(const char *want, const struct solve_params *sp);
-/* The device for one grid's problem: chosen, or NULL (the CPU) when the
- * grid has a gather channel, which is an error (exit 1, where names the
- * grid) when want is "cuda". */
-const char *device_for_problem(const char *chosen, const char *want,
-			       const struct problem *p, const char *where);
+/* device.c: the device --device asks for (cpu, cuda or auto), named on
+ * standard error unless quiet; NULL for the CPU.  Exits with a message
+ * when --device cuda cannot be honoured (no GPU, or no CUDA backend). */
+const char *device_choose(const char *want, int quiet);
 /* The problem on the chosen GPU (name from device_choose, NULL: the
  * CPU, and *dev untouched); -1 with e set when it does not fit. */
 int device_open(const char *chosen, const struct problem *p,
-		struct solve_device *dev, struct error *e);
-void device_close(struct solve_device *dev);
+		const struct solve_params *sp, struct solve_device *dev,
+		struct error *e);
+/* -1 with e set when the GPU reports an error on the way out (a fault
+ * of the solve's kernels that surfaced late, say). */
+int device_close(struct solve_device *dev, struct error *e);
 
 #endif

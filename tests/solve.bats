@@ -197,8 +197,9 @@ gpu_here() {
 	echo "$stderr"
 	[ "$status" -eq 1 ]
 	[ ! -e "$W/out.grid" ]
-	[[ "$stderr" == "pleat-solve: --device cuda: this pleat was built without the CUDA backend" ||
-	   "$stderr" == "pleat-solve: --device cuda: no GPU answers: "?* ]]
+	# the reason in a user's words, and what to run instead
+	[[ "$stderr" == "pleat-solve: --device cuda: this pleat-solve was built without the CUDA backend"* ||
+	   "$stderr" == "pleat-solve: --device cuda: no GPU to run on: "?*"; use --device cpu (or auto, which falls back to the CPU)" ]]
 }
 
 @test "--device auto where no GPU answers: the CPU, silently, the same bytes" {

@@ -23,7 +23,12 @@
  *        axis; written to standard output
  *   test_solve xdiff A B   over the cloth vertices of the first grids of
  *        A and B: the largest |x_A - x_B| and the largest |x_A - rest|
- *        (the scale of the solve's motion): "diff D motion M"
+ *        (the scale of the solve's motion): "diff D motion M"; exit
+ *        status 1 when a position of either is not finite
+ *   test_solve ulps A B   the largest difference of the x of A and B over
+ *        the cloth vertices, in units of the last place at each vertex's
+ *        largest coordinate in A: "ulps U"; exit status 1 when a position
+ *        is not finite
  *   test_solve drift FILE   the low frequencies of the solve: for each
  *        panel of the first grid of FILE the mean of x - rest over its
  *        cloth vertices, and the same over each 8 x 8 vertex block of a
@@ -276,6 +281,7 @@ static int xdiff(const char *pa, const char *pb)
 	const float *xa = channel(&a, "x", GRID_F32, 3);
 	const float *xb = channel(&b, "x", GRID_F32, 3);
 	double diff = 0, motion = 0;
+	size_t nonfinite = 0;
 	for (size_t v = 0; v < grid_vertices(&a); v++) {
 		if (!(mask[v] & MASK_INSIDE))
 			continue;
@@ -286,12 +292,64 @@ static int xdiff(const char *pa, const char *pb)
 			d2 += d * d;
 			m2 += m * m;
 		}
-		diff = fmax(diff, sqrt(d2));
-		motion = fmax(motion, sqrt(m2));
+		/* fmax drops a NaN: count them instead */
+		if (!isfinite(d2) || !isfinite(m2))
+			nonfinite++;
+		else {
+			diff = fmax(diff, sqrt(d2));
+			motion = fmax(motion, sqrt(m2));
+		}
 	}
-	printf("diff %.9g motion %.9g\n", diff, motion);
 	grid_free(&a);
 	grid_free(&b);
+	if (nonfinite) {
+		printf("diff nan motion nan\n");
+		fprintf(stderr, "%zu cloth vertices are not finite\n", nonfinite);
+		return 1;
+	}
+	printf("diff %.9g motion %.9g\n", diff, motion);
+	return 0;
+}
+
+/* The largest difference between the x of the first grids of A and B
+ * over the cloth vertices, in units of the last place: a vertex's
+ * difference over the spacing of floats at its largest coordinate in A
+ * (2^-23 times it: a float of that size is within a factor of 2 of its
+ * spacing). */
+static int ulps(const char *pa, const char *pb)
+{
+	struct grid a, b;
+	load(pa, &a);
+	load(pb, &b);
+	if (a.width != b.width || a.height != b.height) {
+		fprintf(stderr, "the grids differ in size\n");
+		return 1;
+	}
+	const uint8_t *mask = channel(&a, "mask", GRID_U8, 1);
+	const float *xa = channel(&a, "x", GRID_F32, 3);
+	const float *xb = channel(&b, "x", GRID_F32, 3);
+	double worst = 0;
+	size_t bad = 0;
+	for (size_t v = 0; v < grid_vertices(&a); v++) {
+		if (!(mask[v] & MASK_INSIDE))
+			continue;
+		double scale = 0, d = 0;
+		for (int k = 0; k < 3; k++) {
+			scale = fmax(scale, fabs(xa[3 * v + k]));
+			d = fmax(d, fabs((double)xa[3 * v + k] - xb[3 * v + k]));
+			bad += !isfinite(xa[3 * v + k]) || !isfinite(xb[3 * v + k]);
+		}
+		if (scale > 0)
+			worst = fmax(worst, d / (scale * 0x1p-23));
+	}
+	grid_free(&a);
+	grid_free(&b);
+	if (bad) {
+		printf("ulps nan\n");
+		fprintf(stderr, "%zu coordinates are not finite\n", bad);
+		return 1;
+	}
+	printf("ulps %.3f\n", worst);
 	return 0;
 }
 
@@ -520,6 +578,8 @@ int main(int argc, char **argv)
 				argc == 5 && strcmp(argv[4], "start") == 0);
 	if (argc == 4 && strcmp(argv[1], "xdiff") == 0)
 		return xdiff(argv[2], argv[3]);
+	if (argc == 4 && strcmp(argv[1], "ulps") == 0)
+		return ulps(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "drift") == 0)
 		return drift(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
@@ -535,6 +595,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | drift FILE\n");
+		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE\n");
 	return 2;
 }
