@@ -8,8 +8,7 @@
 
 #include "cuda_device.h"
 #include "cuda_launch.h"
-#include "half.h"
-#include "vec.h"
+#include "hostdev_sample.h"
 
 extern "C" int cuda_device_count(char *why, size_t n)
 {
@@ -40,24 +39,24 @@ extern "C" int cuda_device_describe(int dev, char *buf, size_t n)
 	return 0;
 }
 
-/* The per-element work: the same inline functions on both sides. */
-PL_HD float sample(const float *in, int i)
-{
-	vec3 a = v3_load(in + 6 * i), b = v3_load(in + 6 * i + 3);
-	vec3 c = v3_cross(a, b);
-	vec3 d = v3_normalize(v3_madd(c, a, 0.5f));
-	float h = half_to_float(float_to_half(v3_dot(d, b)));
-	return h + v3_norm(c);
-}
-
 __global__ void selftest_kernel(const float *in, float *out, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
-		out[i] = sample(in, i);
+		out[i] = hostdev_sample(in, i);
 }
 
-extern "C" double cuda_hostdev_selftest(int n)
+extern "C" int cuda_fused_multiply_add(void)
+{
+#ifdef PLEAT_CUDA_FMAD
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+extern "C" int cuda_hostdev_selftest(int n, struct hostdev_check *r,
+				     char *why, size_t whylen)
 {
 	std::vector<float> in(6 * (size_t)n), out(n);
 	unsigned s = 12345u;
@@ -66,23 +65,26 @@ extern "C" double cuda_hostdev_selftest(int n)
 		x = (float)(s >> 8) / 16777216.0f * 2.0f - 1.0f;
 	}
 	float *din = NULL, *dout = NULL;
-	double worst = -1;
-	if (cudaMalloc(&din, in.size() * sizeof(float)) == cudaSuccess &&
-	    cudaMalloc(&dout, out.size() * sizeof(float)) == cudaSuccess &&
-	    cudaMemcpy(din, in.data(), in.size() * sizeof(float),
-		       cudaMemcpyHostToDevice) == cudaSuccess) {
-		if (PL_LAUNCH(selftest_kernel, (n + 255) / 256, 256, din, dout,
-			      n) == cudaSuccess &&
-		    cudaMemcpy(out.data(), dout, out.size() * sizeof(float),
-			       cudaMemcpyDeviceToHost) == cudaSuccess) {
-			worst = 0;
-			for (int i = 0; i < n; i++) {
-				double d = fabs((double)out[i] - sample(in.data(), i));
-				worst = d > worst ? d : worst;
-			}
-		}
+	cudaError_t err = cudaMalloc(&din, in.size() * sizeof(float));
+	if (err == cudaSuccess)
+		err = cudaMalloc(&dout, out.size() * sizeof(float));
+	if (err == cudaSuccess)
+		err = cudaMemcpy(din, in.data(), in.size() * sizeof(float),
+				 cudaMemcpyHostToDevice);
+	if (err == cudaSuccess)
+		err = PL_LAUNCH(selftest_kernel, (n + 255) / 256, 256, din, dout, n);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(out.data(), dout, out.size() * sizeof(float),
+				 cudaMemcpyDeviceToHost);
+	cudaError_t freed = cudaFree(din);
+	if (freed == cudaSuccess)
+		freed = cudaFree(dout);
+	if (err == cudaSuccess)
+		err = freed;
+	if (err != cudaSuccess) {
+		snprintf(why, whylen, "%s", cudaGetErrorString(err));
+		return -1;
 	}
-	cudaFree(din);
-	cudaFree(dout);
-	return worst;
+	hostdev_compare(in.data(), out.data(), n, r);
+	return 0;
 }

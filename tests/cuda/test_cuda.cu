@@ -1,7 +1,11 @@
 /* test_cuda - the GPU side of the test suite (tests/gpu.bats).
  *
  *   test_cuda devices     list the devices, exit 3 when there is none
- *   test_cuda hostdev N   shared PL_HD arithmetic on GPU against host
+ *   test_cuda build       "fused multiply-add: on|off" (make CUDA_FMAD=1)
+ *   test_cuda hostdev N   shared PL_HD arithmetic on GPU against host:
+ *        "differ D of N worst W share S"; exit 1 when a result differs
+ *        in a build without fused multiply-adds, or by more than they
+ *        explain (S > 1) in one with them
  *   test_cuda proximity GRID K S   the proximity lists of the GPU search
  *        against the CPU's (self_lists.h)
  */
@@ -48,6 +52,20 @@ extern "C" int gpu_lists(const struct proximity_setup *ps, const float *x,
 	return bad ? -1 : 0;
 }
 
+static int hostdev(int samples)
+{
+	struct hostdev_check r;
+	char why[256];
+	if (samples < 1 || cuda_hostdev_selftest(samples, &r, why, sizeof why)) {
+		fprintf(stderr, "test_cuda: hostdev: %s\n",
+			samples < 1 ? "N must be positive" : why);
+		return 1;
+	}
+	printf("differ %ld of %d worst %.3g share %.3g\n", r.differ, samples,
+	       r.worst, r.worst_share);
+	return cuda_fused_multiply_add() ? r.worst_share > 1 : r.differ != 0;
+}
+
 int main(int argc, char **argv)
 {
 	char why[256] = "";
@@ -64,15 +82,15 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc > 2 && strcmp(argv[1], "hostdev") == 0) {
-		double worst = cuda_hostdev_selftest(atoi(argv[2]));
-		printf("largest difference %.3g\n", worst);
-		/* nvcc fuses a*b+c into FMA where gcc does not, so results may
-		 * differ by a few ulps of values of order 1. */
-		return worst < 0 || worst > 1e-5;
+	if (argc > 1 && strcmp(argv[1], "build") == 0) {
+		printf("fused multiply-add: %s\n",
+		       cuda_fused_multiply_add() ? "on" : "off");
+		return 0;
 	}
+	if (argc > 2 && strcmp(argv[1], "hostdev") == 0)
+		return hostdev(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "proximity") == 0)
 		return compare_lists(argv[2], atoi(argv[3]), atof(argv[4]));
-	fprintf(stderr, "usage: test_cuda devices|hostdev N|proximity GRID K S\n");
+	fprintf(stderr, "usage: test_cuda devices|build|hostdev N|proximity GRID K S\n");
 	return 2;
 }
