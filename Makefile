@@ -212,8 +212,17 @@ $(BUILD)/tests/test_solve: $(BUILD)/tests/unit/test_solve.o $(SOLVE_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The GPU suite (tests/gpu.bats) runs against the CUDA execution model
+# with the rest of the suite; first, against the model with fused
+# multiply-adds where this CPU has them, and against the GPU where one
+# answers.  The last line is prove's verdict on the whole suite.
 TEST_FILES ?= tests/*.bats
+HAVE_FMA = grep -qw fma /proc/cpuinfo 2>/dev/null
+GPU_ANSWERS = test -x $(BUILD)/tests/test_cuda && $(BUILD)/tests/test_cuda devices > /dev/null
 test: all
+	if $(GPU_ANSWERS); then PLEAT_CUDA_TARGET=device prove -e 'bats --tap' tests/gpu.bats; fi
+	if $(HAVE_FMA); then $(MAKE) model-fmad && \
+	   PLEAT_CUDA_TARGET=model-fmad prove -e 'bats --tap' tests/gpu.bats; fi
 	prove -e 'bats --tap' $(TEST_FILES)
 
 san:
