@@ -56,13 +56,18 @@ chunk_outputs() {
 	cmp "$S/out/frame_0002.grid" "$S/farm/frame_0002.grid"
 }
 
-@test "the chunk commands without GNU parallel (-n), run as plain local jobs" {
+@test "the chunk commands without GNU parallel (-n), quoted for the shell, run as plain local jobs" {
 	run "$ROOT/examples/farm/parallel-shot" -n -c 3 -w 2 "$S" SHOT_OUT=plain SHOT_MESH=0
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "make -C $S SHOT_FIRST=1 SHOT_LAST=3 SHOT_OVERLAP=2 SHOT_OUT=plain SHOT_MESH=0" ]
 	[ "${lines[1]}" = "make -C $S SHOT_FIRST=4 SHOT_LAST=4 SHOT_OVERLAP=2 SHOT_OUT=plain SHOT_MESH=0" ]
 	printf '%s\n' "${lines[@]}" | sed 's/$/ -s 2>\/dev\/null \&/; $ a wait' | sh
+	# arguments that need it quoted, so that the shell reads them back
+	run "$ROOT/examples/farm/parallel-shot" -n -c 4 "$S" "SHOT_FRAME_FLAGS=--material silk" "it's" ''
+	[ "$output" = "make -C $S SHOT_FIRST=1 SHOT_LAST=4 SHOT_OVERLAP=4 'SHOT_FRAME_FLAGS=--material silk' 'it'\''s' ''" ]
+	eval "set -- $output"
+	[ "$#" -eq 9 ] && [ "$7" = "SHOT_FRAME_FLAGS=--material silk" ] && [ "$8" = "it's" ] && [ -z "$9" ]
 	run made "$S"
 	# frame 4 warmed up by frames 2 and 3, at the coarsest level only
 	[ "$output" = "plain/carry/frame_0001.grid plain/carry/frame_0002.grid plain/carry/frame_0003.grid plain/carry/frame_0004.grid plain/frame_0001.grid plain/frame_0002.grid plain/frame_0003.grid plain/frame_0004.grid plain/warmup-4/frame_0002.grid plain/warmup-4/frame_0003.grid " ]
