@@ -125,8 +125,9 @@ first_chunk_only() {
 # submit [--wait] ARGUMENT...: in the shot folder, as pleat-shot(7)
 # says, with chunks of 2 frames and the SHOT_OVERLAP of the environment:
 # the job array of slurm-shot.sbatch for the whole shot, ARGUMENTs to
-# make; the job's id in $job.  With --wait, sbatch's, which waits for
-# the job and returns its exit code (in $status).
+# make; the job's id in $job; fails when sbatch does.  With --wait,
+# sbatch's, which waits for the job and returns its exit code (in
+# $status).
 submit() {
 	local n wait=
 	[ "$1" != --wait ] || { wait=--wait; shift; }
@@ -136,6 +137,7 @@ submit() {
 		"$ROOT/examples/farm/slurm-shot.sbatch" "$@"
 	cd - > /dev/null
 	job=${output%%$'\n'*}
+	[ -n "$wait" ] || [ "$status" -eq 0 ]
 }
 
 # job_over JOB: squeue shows nothing of JOB.
@@ -221,7 +223,7 @@ mid_first_frame() {
 	scancel "$job"
 	finish "$job"
 	run task_states "$job"
-	[[ "$output" == "0=CANCELLED:0:15 " ]]
+	[ "$output" = "0=CANCELLED:0:15 " ]
 	# what was finished is there; the frame under way is not, nor any
 	# temporary file or folder
 	[ -s "$S/out/carry/frame_0001.grid" ]
