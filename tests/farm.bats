@@ -127,13 +127,13 @@ first_chunk_only() {
 # the job array of slurm-shot.sbatch for the whole shot, ARGUMENTs to
 # make; the job's id in $job; fails when sbatch does.  With --wait,
 # sbatch's, which waits for the job and returns its exit code (in
-# $status).
+# $status), 180 s at most (124 after that).
 submit() {
 	local n wait=
 	[ "$1" != --wait ] || { wait=--wait; shift; }
 	n=$(make -s -C "$S" shot-count)
 	cd "$S"
-	run env SHOT_CHUNK=2 sbatch --parsable $wait --array=0-$(( (n + 1) / 2 - 1 )) \
+	run timeout 180 env SHOT_CHUNK=2 sbatch --parsable $wait --array=0-$(( (n + 1) / 2 - 1 )) \
 		"$ROOT/examples/farm/slurm-shot.sbatch" "$@"
 	cd - > /dev/null
 	job=${output%%$'\n'*}
