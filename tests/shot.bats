@@ -5,40 +5,16 @@
 
 bats_require_minimum_version 1.5.0
 load common
+load shot
 
-# The shot: the example skirt turning about x by 0.05 rad a frame, two
-# levels, few iterations; every pleat-frame run logged to $S/frames.log.
 setup() {
 	S="$BATS_TEST_TMPDIR/shot"
-	mkdir -p "$S/in"
-	"$ROOT/examples/make-skirt" > "$S/skirt.obj"
-	for k in 1 2 3 4; do
-		awk -v a="$k" 'BEGIN { c = cos(0.05 * a); s = sin(0.05 * a) }
-		     /^v / { printf "v %.6f %.6f %.6f\n", $2, c * $3 - s * $4, s * $3 + c * $4; next }
-		     { print }' "$S/skirt.obj" > "$S/in/frame_000$k.obj"
-	done
-	printf '#!/bin/sh\necho "$*" >> "%s/frames.log"\nexec pleat-frame "$@"\n' "$S" > "$S/logged-frame"
-	chmod +x "$S/logged-frame"
-	cat > "$S/Makefile" <<-EOF
-	SHOT_FRAMES = \$(wildcard in/frame_*.obj)
-	SHOT_LEVELS = 192,384
-	SHOT_ITERATIONS = 8,4
-	SHOT_MESH = 1
-	PLEAT_FRAME = ./logged-frame
-	include $ROOT/mk/pleat-shot.mk
-	EOF
-}
-
-# made OUT: the outputs (-o) of the logged pleat-frame runs, sorted, on
-# one line, and the log emptied.
-made() {
-	sed 's/.* -o \([^ ]*\) .*/\1/' "$S/frames.log" | sort | tr '\n' ' '
-	: > "$S/frames.log"
+	make_shot "$S"
 }
 
 @test "make -j2 makes the shot; a touched frame redoes it and the frames after it only" {
 	make -s -j2 -C "$S" 2>/dev/null
-	run made
+	run made "$S"
 	[ "$output" = "out/carry/frame_0001.grid out/carry/frame_0002.grid out/carry/frame_0003.grid out/carry/frame_0004.grid out/frame_0001.grid out/frame_0002.grid out/frame_0003.grid out/frame_0004.grid " ]
 	for k in 1 2 3 4; do [ -s "$S/out/frame_000$k.obj" ]; done
 	# frame 2 is what pleat-frame makes of it in one run, transferring from
@@ -51,7 +27,7 @@ made() {
 	touch "$S/in/frame_0003.obj"
 	run make -j2 -C "$S"
 	[ "$status" -eq 0 ]
-	run made
+	run made "$S"
 	[ "$output" = "out/carry/frame_0003.grid out/carry/frame_0004.grid out/frame_0003.grid out/frame_0004.grid " ]
 	[ "$S/out/frame_0004.obj" -nt "$S/in/frame_0003.obj" ]
 	[ "$S/out/frame_0002.obj" -ot "$S/in/frame_0003.obj" ]
@@ -68,7 +44,7 @@ chunk_outputs() {
 	run "$ROOT/examples/farm/parallel-shot" -c 2 -w 1 -S : -j 2 "$S" SHOT_OUT=farm SHOT_MESH=0
 	echo "$output"
 	[ "$status" -eq 0 ]
-	run made
+	run made "$S"
 	[ "$output" = "farm/carry/frame_0001.grid farm/carry/frame_0002.grid farm/carry/frame_0003.grid farm/carry/frame_0004.grid farm/frame_0001.grid farm/frame_0002.grid farm/frame_0003.grid farm/frame_0004.grid farm/warmup-3/frame_0002.grid " ]
 	# each chunk alone, one after the other
 	make -s -C "$S" SHOT_OUT=alone SHOT_MESH=0 SHOT_FIRST=1 SHOT_LAST=2 SHOT_OVERLAP=1 2>/dev/null
@@ -80,14 +56,19 @@ chunk_outputs() {
 	cmp "$S/out/frame_0002.grid" "$S/farm/frame_0002.grid"
 }
 
-@test "the chunk commands without GNU parallel (-n), run as plain local jobs" {
+@test "the chunk commands without GNU parallel (-n), quoted for the shell, run as plain local jobs" {
 	run "$ROOT/examples/farm/parallel-shot" -n -c 3 -w 2 "$S" SHOT_OUT=plain SHOT_MESH=0
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "make -C $S SHOT_FIRST=1 SHOT_LAST=3 SHOT_OVERLAP=2 SHOT_OUT=plain SHOT_MESH=0" ]
 	[ "${lines[1]}" = "make -C $S SHOT_FIRST=4 SHOT_LAST=4 SHOT_OVERLAP=2 SHOT_OUT=plain SHOT_MESH=0" ]
 	printf '%s\n' "${lines[@]}" | sed 's/$/ -s 2>\/dev\/null \&/; $ a wait' | sh
-	run made
+	# arguments that need it quoted, so that the shell reads them back
+	run "$ROOT/examples/farm/parallel-shot" -n -c 4 "$S" "SHOT_FRAME_FLAGS=--material silk" "it's" ''
+	[ "$output" = "make -C $S SHOT_FIRST=1 SHOT_LAST=4 SHOT_OVERLAP=4 'SHOT_FRAME_FLAGS=--material silk' 'it'\''s' ''" ]
+	eval "set -- $output"
+	[ "$#" -eq 9 ] && [ "$7" = "SHOT_FRAME_FLAGS=--material silk" ] && [ "$8" = "it's" ] && [ -z "$9" ]
+	run made "$S"
 	# frame 4 warmed up by frames 2 and 3, at the coarsest level only
 	[ "$output" = "plain/carry/frame_0001.grid plain/carry/frame_0002.grid plain/carry/frame_0003.grid plain/carry/frame_0004.grid plain/frame_0001.grid plain/frame_0002.grid plain/frame_0003.grid plain/frame_0004.grid plain/warmup-4/frame_0002.grid plain/warmup-4/frame_0003.grid " ]
 }
@@ -103,13 +84,13 @@ chunk_outputs() {
 	awk -v c="$cold" -v w="$warm" 'BEGIN { exit !(w < 0.5 * c) }'
 }
 
-@test "the Slurm array script, run as task 0, 1 and 2 by hand (sbatch is not here)" {
+@test "the Slurm array script, run as task 0, 1 and 2 by hand, without a scheduler" {
 	cp "$ROOT/examples/farm/slurm-shot.sbatch" "$S/"
 	for t in 0 1; do
 		SLURM_ARRAY_TASK_ID=$t SLURM_SUBMIT_DIR="$S" SHOT_CHUNK=2 SHOT_OVERLAP=1 \
 			bash "$S/slurm-shot.sbatch" -s SHOT_OUT=slurm SHOT_MESH=0 2>/dev/null
 	done
-	run made
+	run made "$S"
 	[ "$output" = "slurm/carry/frame_0001.grid slurm/carry/frame_0002.grid slurm/carry/frame_0003.grid slurm/carry/frame_0004.grid slurm/frame_0001.grid slurm/frame_0002.grid slurm/frame_0003.grid slurm/frame_0004.grid slurm/warmup-3/frame_0002.grid " ]
 	# the same as those chunks made alone
 	make -s -C "$S" SHOT_OUT=alone SHOT_MESH=0 SHOT_FIRST=3 SHOT_OVERLAP=1 2>/dev/null
