@@ -31,9 +31,9 @@ rms_of() {
 	"$T" wrinkles "$1" | awk '$1 == "rms" && $2 + 0 == $2 { print $2 }'
 }
 
-@test "the quick start writes every asset; the preview has a pixel per grid vertex" {
+@test "the quick start writes every asset and its pictures; the preview has a pixel per grid vertex" {
 	for f in skirt.obj hips.obj solved-192.grid solved.grid skirt-wrinkled.obj \
-		skirt-normal.png skirt-preview.png; do
+		skirt-normal.png skirt-preview.png skirt.png; do
 		[ -s "$Q/$f" ] || { echo "no $f"; false; }
 	done
 	pleat-grid check "$Q/solved.grid"
@@ -41,6 +41,7 @@ rms_of() {
 		sed -n 's/.*grid 1: \([0-9]*\) x \([0-9]*\) vertices.*/\1 \2/p')
 	[ "$(png_size "$Q/skirt-preview.png")" = "$gw $gh" ]
 	[ "$(png_size "$Q/skirt-normal.png")" = "1024 1024" ]
+	[ "$(png_size "$Q/skirt.png")" = "560 640" ]
 	# the body is closed and the cloth stays out of it
 	run pleat-collide --body "$Q/hips.obj" "$Q/solved.grid"
 	echo "$output"
