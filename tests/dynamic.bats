@@ -211,9 +211,11 @@ gpu_here() {
 		run --separate-stderr pleat-solve --device cuda $opt "$W/f0.grid"
 		echo "$stderr"
 		[ -z "$output" ]
-		# without the CUDA backend the device itself is refused first
+		# without the CUDA backend, or without a GPU, the device itself
+		# is refused first
 		[[ ( "$status" -eq 2 && "${stderr%%$'\n'*}" == "pleat-solve: --device cuda: the dynamic mode and gravity run on the CPU only" ) ||
-		   ( "$status" -eq 1 && "$stderr" == "pleat-solve: --device cuda: this pleat was built without the CUDA backend" ) ]]
+		   ( "$status" -eq 1 && "$stderr" == "pleat-solve: --device cuda: this pleat-solve was built without the CUDA backend (no nvcc when it was built); use --device cpu" ) ||
+		   ( "$status" -eq 1 && "$stderr" == "pleat-solve: --device cuda: no GPU to run on: "?*"; use --device cpu (or auto, which falls back to the CPU)" ) ]]
 	done
 	if gpu_here; then
 		run --separate-stderr pleat-solve --dynamic -n 4 --device auto "$W/f0.grid"
