@@ -9,7 +9,10 @@
 #   make test-san        the I/O, collision and gathering tests against
 #                        the sanitizer build
 #   make bench           benchmarks (prints figures, asserts nothing)
-#   make example         resample the shipped example garment
+#   make example         the quick start (examples/run): a gathered skirt
+#                        solved coarse to fine, meshed and baked
+#   make check-fresh     the README's set-up on a fresh Debian 12 root
+#                        made by debootstrap (as root; downloads; slow)
 #   make install PREFIX=/usr/local
 #   make clean
 
@@ -244,6 +247,11 @@ bench: all
 example: all
 	examples/run
 
+# Not part of make test or .ci/run: it downloads a Debian system and runs
+# the whole suite in it (.ci/check-fresh says how).
+check-fresh:
+	.ci/check-fresh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	           $(DESTDIR)$(PREFIX)/share/man/man5
@@ -263,7 +271,7 @@ clean:
 	rm -rf build $(BIN)
 	rm -f $(SCRIPT_BIN)
 
-.PHONY: all cuda model model-fmad test san test-san bench example install lint-man clean
+.PHONY: all cuda model model-fmad test san test-san bench example check-fresh install lint-man clean
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/unit/*.d $(BUILD)/tests/cuda/*.d \
 	$(MODEL)/*/*.d $(MODEL)/tests/cuda/*.d $(MODEL)/racy/*.d)

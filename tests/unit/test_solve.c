@@ -29,6 +29,13 @@
  *        the cloth vertices, in units of the last place at each vertex's
  *        largest coordinate in A: "ulps U"; exit status 1 when a position
  *        is not finite
+ *   test_solve wrinkles FILE   the wrinkles of the first grid of FILE
+ *        against its coarse surface: over the cloth vertices with all four
+ *        grid neighbours in their panel, d = (x - rest) . n, n the unit
+ *        normal of rest there by central differences; prints the root
+ *        mean square of d and of d less its mean over the vertex's 8 x 8
+ *        block of the grid, the mean of d, and the count: "rms R local L
+ *        mean M count N" (metres)
  *   test_solve drift FILE   the low frequencies of the solve: for each
  *        panel of the first grid of FILE the mean of x - rest over its
  *        cloth vertices, and the same over each 8 x 8 vertex block of a
@@ -353,47 +360,148 @@ static int ulps(const char *pa, const char *pb)
 	return 0;
 }
 
+/* A solved grid and the channels the measurements read. */
+struct solved {
+	struct grid g;
+	const uint8_t *mask;
+	const uint16_t *panel;
+	const float *rest, *x;
+};
+
+static void load_solved(const char *path, struct solved *s)
+{
+	load(path, &s->g);
+	s->mask = channel(&s->g, "mask", GRID_U8, 1);
+	s->panel = channel(&s->g, "panel", GRID_U16, 1);
+	s->rest = channel(&s->g, "rest", GRID_F32, 3);
+	s->x = channel(&s->g, "x", GRID_F32, 3);
+}
+
 static int drift(const char *path)
 {
-	struct grid g;
-	load(path, &g);
-	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
-	const uint16_t *panel = channel(&g, "panel", GRID_U16, 1);
-	const float *rest = channel(&g, "rest", GRID_F32, 3);
-	const float *x = channel(&g, "x", GRID_F32, 3);
+	struct solved sg;
+	load_solved(path, &sg);
 	double sum[64][3] = {{0}}, count[64] = {0}, worst = 0;
-	for (size_t v = 0; v < grid_vertices(&g); v++) {
-		if ((mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
-		    panel[v] >= 64)
+	for (size_t v = 0; v < grid_vertices(&sg.g); v++) {
+		if ((sg.mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+		    sg.panel[v] >= 64)
 			continue;
 		for (int k = 0; k < 3; k++)
-			sum[panel[v]][k] += (double)x[3 * v + k] - rest[3 * v + k];
-		count[panel[v]]++;
+			sum[sg.panel[v]][k] += (double)sg.x[3 * v + k] - sg.rest[3 * v + k];
+		count[sg.panel[v]]++;
 	}
 	for (int p = 0; p < 64; p++)
 		if (count[p] > 0)
 			worst = fmax(worst, sqrt(pow(sum[p][0], 2) + pow(sum[p][1], 2) +
 						 pow(sum[p][2], 2)) / count[p]);
 	double local = 0;
-	for (int bj = 0; bj < g.height; bj += 8)
-		for (int bi = 0; bi < g.width; bi += 8)
+	for (int bj = 0; bj < sg.g.height; bj += 8)
+		for (int bi = 0; bi < sg.g.width; bi += 8)
 			for (int p = 0; p < 64; p++) {
 				double s[3] = {0, 0, 0}, c = 0;
-				for (int j = bj; j < bj + 8 && j < g.height; j++)
-					for (int i = bi; i < bi + 8 && i < g.width; i++) {
-						size_t v = (size_t)j * (size_t)g.width + (size_t)i;
-						if ((mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
-						    panel[v] != p)
+				for (int j = bj; j < bj + 8 && j < sg.g.height; j++)
+					for (int i = bi; i < bi + 8 && i < sg.g.width; i++) {
+						size_t v = (size_t)j * (size_t)sg.g.width + (size_t)i;
+						if ((sg.mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+						    sg.panel[v] != p)
 							continue;
 						for (int k = 0; k < 3; k++)
-							s[k] += (double)x[3 * v + k] - rest[3 * v + k];
+							s[k] += (double)sg.x[3 * v + k] - sg.rest[3 * v + k];
 						c++;
 					}
 				if (c > 0)
 					local = fmax(local, sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) / c);
 			}
 	printf("drift %.9g local %.9g\n", worst, local);
-	grid_free(&g);
+	grid_free(&sg.g);
+	return 0;
+}
+
+/* The unit normal of the coarse surface (rest) at cloth vertex (i, j) by
+ * central differences along the grid; 0 when a neighbour is missing. */
+static int rest_normal(const struct solved *s, int i, int j, double n[3])
+{
+	const uint8_t *mask = s->mask;
+	const float *rest = s->rest;
+	size_t w = (size_t)s->g.width, v = (size_t)j * w + (size_t)i;
+	if (i < 1 || j < 1 || i + 1 >= s->g.width || j + 1 >= s->g.height)
+		return 0;
+	size_t nb[4] = {v - 1, v + 1, v - w, v + w};
+	for (int k = 0; k < 4; k++)
+		if ((mask[nb[k]] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+		    s->panel[nb[k]] != s->panel[v])
+			return 0;
+	double du[3], dv[3];
+	for (int k = 0; k < 3; k++) {
+		du[k] = (double)rest[3 * nb[1] + k] - rest[3 * nb[0] + k];
+		dv[k] = (double)rest[3 * nb[3] + k] - rest[3 * nb[2] + k];
+	}
+	n[0] = du[1] * dv[2] - du[2] * dv[1];
+	n[1] = du[2] * dv[0] - du[0] * dv[2];
+	n[2] = du[0] * dv[1] - du[1] * dv[0];
+	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+	if (!(len > 0))
+		return 0;
+	for (int k = 0; k < 3; k++)
+		n[k] /= len;
+	return 1;
+}
+
+static int wrinkles(const char *path)
+{
+	struct solved sg;
+	load_solved(path, &sg);
+	size_t nv = grid_vertices(&sg.g);
+	double *d = malloc(nv * sizeof *d);
+	char *has = calloc(nv, 1);
+	if (!d || !has) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	double sum = 0, sum2 = 0;
+	long count = 0;
+	for (int j = 0; j < sg.g.height; j++)
+		for (int i = 0; i < sg.g.width; i++) {
+			size_t v = (size_t)j * (size_t)sg.g.width + (size_t)i;
+			double n[3];
+			if ((sg.mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE ||
+			    !rest_normal(&sg, i, j, n))
+				continue;
+			d[v] = 0;
+			for (int k = 0; k < 3; k++)
+				d[v] += ((double)sg.x[3 * v + k] - sg.rest[3 * v + k]) * n[k];
+			has[v] = 1;
+			sum += d[v];
+			sum2 += d[v] * d[v];
+			count++;
+		}
+	/* less each 8 x 8 block's mean: what is left is the wrinkles, not a
+	 * panel standing off its coarse surface */
+	double local2 = 0;
+	for (int bj = 0; bj < sg.g.height; bj += 8)
+		for (int bi = 0; bi < sg.g.width; bi += 8) {
+			double s = 0, s2 = 0;
+			long c = 0;
+			for (int j = bj; j < bj + 8 && j < sg.g.height; j++)
+				for (int i = bi; i < bi + 8 && i < sg.g.width; i++) {
+					size_t v = (size_t)j * (size_t)sg.g.width + (size_t)i;
+					if (has[v]) {
+						s += d[v];
+						s2 += d[v] * d[v];
+						c++;
+					}
+				}
+			if (c > 0)
+				local2 += s2 - s * s / c;
+		}
+	if (count > 0)
+		printf("rms %.9g local %.9g mean %.9g count %ld\n",
+		       sqrt(sum2 / count), sqrt(local2 / count), sum / count, count);
+	else
+		printf("rms nan local nan mean nan count 0\n");
+	free(d);
+	free(has);
+	grid_free(&sg.g);
 	return 0;
 }
 
@@ -582,6 +690,8 @@ int main(int argc, char **argv)
 		return ulps(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "drift") == 0)
 		return drift(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "wrinkles") == 0)
+		return wrinkles(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
 		return seamfd(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "shift") == 0)
@@ -595,6 +705,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE\n");
+		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE | wrinkles FILE\n");
 	return 2;
 }
