@@ -16,7 +16,8 @@
 
 static const char usage_text[] =
 "usage: pleat-resample [-s cells | -c metres] [-o file] [-u scale]\n"
-"                      [-g cells] [-a degrees] [--ghost-all] [--progress]\n"
+"                      [-g cells] [-a degrees] [--ghost-all] [--smooth]\n"
+"                      [--progress]\n"
 "                      [file ...]\n"
 "\n"
 "Lay a regular grid over the sewing pattern (the texture coordinates) of\n"
@@ -32,6 +33,8 @@ static const char usage_text[] =
 "  -a, --ghost-angle D  angle of the ghost band to the panel, in degrees,\n"
 "                       towards the front side (default 0)\n"
 "      --ghost-all      put the ghost band past open boundaries too\n"
+"      --smooth         the rest surface is Phong tessellation of the\n"
+"                       coarse triangles (default: the triangles themselves)\n"
 "      --progress       report progress on standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -57,6 +60,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"ghost-band", required_argument, NULL, 'g'},
 		{"ghost-angle", required_argument, NULL, 'a'},
 		{"ghost-all", no_argument, NULL, 'G'},
+		{"smooth", no_argument, NULL, 'S'},
 		{"progress", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -78,6 +82,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'g': o->r.ghost_band = (int)parse_long("--ghost-band", optarg, 0, 64); break;
 		case 'a': o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
 		case 'G': o->r.ghost_all = 1; break;
+		case 'S': o->r.smooth = 1; break;
 		case 'P': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-resample %s\n", PLEAT_VERSION); exit(0);

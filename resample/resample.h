@@ -11,6 +11,7 @@
 #include "grid.h"
 #include "obj.h"
 #include "pattern.h"
+#include "vec.h"
 
 struct resample_options {
 	int size;            /* cells across the longer pattern side, or 0 */
@@ -19,7 +20,21 @@ struct resample_options {
 	int ghost_band;      /* cells of ghost vertices, 0 for none */
 	double ghost_angle;  /* radians, towards the front (+normal) side */
 	int ghost_all;       /* ghost band on open edges too, not only seams */
+	int smooth;          /* Phong tessellation of the coarse triangles */
 };
+
+/* The rest surface over a coarse mesh (smooth.c): its flat triangles, or
+ * Phong tessellation of them with angle-weighted vertex normals. */
+struct rest_surface {
+	const struct obj_mesh *m;
+	dvec3 *normal;       /* per vertex of m; NULL: flat */
+};
+void rest_surface_init(struct rest_surface *rs, const struct obj_mesh *m,
+		       int smooth);
+void rest_surface_free(struct rest_surface *rs);
+/* The point of triangle t at barycentric coordinates b (of corners 1
+ * and 2). */
+dvec3 rest_surface_at(const struct rest_surface *rs, int t, const float *b);
 
 /* Per-vertex correspondence with the coarse mesh, kept beside the grid. */
 struct layout {

@@ -11,6 +11,11 @@ setup() {
 	"$T" square-obj > "$W/square.obj"
 }
 
+# field NAME LINE: the value after word NAME in a "name value ..." line.
+field() {
+	echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
 garments() {
 	local d="$SHARED/berkeley_garments"
 	echo "$d/dress/draped/dress-draped-iso.obj 11"
@@ -175,4 +180,29 @@ garments() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"too large"* ]]
 	[ -z "$output" ]
+}
+
+@test "--smooth: Phong tessellation softens the crease along coarse edges, through the coarse vertices" {
+	"$T" cylinder 8 > "$W/cyl.obj"
+	pleat-resample -s 128 "$W/cyl.obj" > "$W/flat.grid"
+	pleat-resample -s 128 --smooth "$W/cyl.obj" > "$W/smooth.grid"
+	flat=$("$T" facets "$W/flat.grid")
+	smooth=$("$T" facets "$W/smooth.grid")
+	echo "flat: $flat"; echo "smooth: $smooth"
+	# flat strips: no bend inside a coarse triangle, 180/8 degrees across
+	# its edges
+	awk -v i="$(field inside "$flat")" -v a="$(field across "$flat")" \
+		'BEGIN { exit !(i < 0.01 && a > 22.4 && a < 22.6) }'
+	# Phong: less than half the crease, bent inside instead
+	awk -v i="$(field inside "$smooth")" -v a="$(field across "$smooth")" \
+		-v f="$(field across "$flat")" 'BEGIN { exit !(a < f / 2 && i > 0.5) }'
+	# the coarse vertices are on the surface: the grid vertices at the
+	# strips' corners (16 cells a strip, from the 4 cells of padding) are
+	# where the flat surface has them, to float rounding
+	corners() {
+		pleat-grid dump -c rest "$1" | awk '($2 - 4) % 16 == 0 && $3 == 4 {
+			printf "%d %d %.6f %.6f %.6f\n", $2, $3, $4, $5, $6 }'
+	}
+	[ "$(corners "$W/flat.grid" | wc -l)" -eq 9 ]
+	cmp <(corners "$W/flat.grid") <(corners "$W/smooth.grid")
 }
