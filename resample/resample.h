@@ -64,6 +64,15 @@ int layout_positions(struct layout *l, const struct obj_mesh *m,
 		     const struct pattern *p, const struct resample_options *o,
 		     struct error *e);
 
+/* --weld (weld.c): the map from vertex index to the index of its group,
+ * boundary vertices of different panels of p closer than tol (metres)
+ * in 3D grouped, at most one vertex of a panel in a group; *merged says
+ * how many vertices joined another.  weld_apply renumbers m's triangles
+ * by it and moves each group to the mean of its positions. */
+int *weld_map(const struct obj_mesh *m, const struct pattern *p, double tol,
+	      int *merged);
+void weld_apply(struct obj_mesh *m, const int *map);
+
 /* Median of |3D edge| / |pattern edge| over the triangle edges of m: near
  * 1 when the texture coordinates are in metres.  0 when undefined. */
 double pattern_scale_ratio(const struct obj_mesh *m, double uv_scale);

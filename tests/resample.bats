@@ -206,3 +206,57 @@ garments() {
 	[ "$(corners "$W/flat.grid" | wc -l)" -eq 9 ]
 	cmp <(corners "$W/flat.grid") <(corners "$W/smooth.grid")
 }
+
+# same-layout A B: the grids of A and B have the same seams, boundaries,
+# panels, ghost band and rest positions.
+same_layout() {
+	for c in seam mask panel rest; do
+		cmp <(pleat-grid dump -c $c "$1") <(pleat-grid dump -c $c "$2") || return 1
+	done
+}
+
+@test "--weld: a garment cut apart into panels gets back the welded original's seams and ghosts" {
+	cut="$ROOT/tests/fixtures/cut-apart.awk"
+	awk -f "$cut" "$ROOT/examples/skirt.obj" > "$W/cut.obj"
+	[ "$(grep -c '^v ' "$W/cut.obj")" -gt "$(grep -c '^v ' "$ROOT/examples/skirt.obj")" ]
+	pleat-resample -s 128 -g 2 "$ROOT/examples/skirt.obj" > "$W/a.grid"
+	# cut apart: no seams at all
+	pleat-resample -s 128 -g 2 "$W/cut.obj" > "$W/b.grid"
+	[ -z "$(pleat-grid dump -c mask "$W/b.grid" | awk '$4 >= 16')" ]
+	run ! same_layout "$W/a.grid" "$W/b.grid"
+	# welded: the original's layout, bit for bit
+	pleat-resample -s 128 -g 2 --weld 0.01 "$W/cut.obj" > "$W/c.grid"
+	same_layout "$W/a.grid" "$W/c.grid"
+	# the panels' copies 0.2 mm apart: welded within 1 mm, not within 0.01
+	awk '/^v / { $2 += 0.0002 * sin(NR); $3 += 0.0002 * cos(NR) } { print }' \
+		"$W/cut.obj" > "$W/jitter.obj"
+	pleat-resample -s 128 -g 2 --weld 1 "$W/jitter.obj" > "$W/d.grid"
+	cmp <(pleat-grid dump -c seam "$W/a.grid") <(pleat-grid dump -c seam "$W/d.grid")
+	cmp <(pleat-grid dump -c mask "$W/a.grid") <(pleat-grid dump -c mask "$W/d.grid")
+	pleat-resample -s 128 -g 2 --weld 0.01 "$W/jitter.obj" > "$W/e.grid"
+	run ! cmp <(pleat-grid dump -c mask "$W/a.grid") <(pleat-grid dump -c mask "$W/e.grid")
+}
+
+@test "--weld on the real garments cut apart: the welded originals' seams, darts and sleeves too" {
+	need_shared
+	garments | while read -r g _; do
+		awk -f "$ROOT/tests/fixtures/cut-apart.awk" "$g" > "$W/cut.obj"
+		pleat-resample -s 256 -g 1 "$g" > "$W/a.grid"
+		pleat-resample -s 256 -g 1 --weld 0.01 "$W/cut.obj" > "$W/c.grid"
+		same_layout "$W/a.grid" "$W/c.grid"
+	done
+}
+
+@test "--weld: bad values are usage errors; frames must keep their vertices" {
+	for v in -1 x ""; do
+		run --separate-stderr pleat-resample --weld "$v" "$W/square.obj"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+	done
+	awk -f "$ROOT/tests/fixtures/cut-apart.awk" "$ROOT/examples/skirt.obj" > "$W/cut.obj"
+	run --separate-stderr pleat-resample -s 64 --weld 0.01 -o "$W/seq.grid" \
+		"$W/cut.obj" "$ROOT/examples/skirt.obj"
+	[ "$status" -eq 1 ]
+	[ ! -e "$W/seq.grid" ]
+	[[ "$stderr" == *"skirt.obj: it has 112 vertices, $W/cut.obj 126: --weld needs the same vertices in every frame"* ]]
+}
