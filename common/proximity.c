@@ -769,6 +769,22 @@ static int shared_corners(const uint32_t *t, const uint32_t *u, uint32_t *v)
 	return n;
 }
 
+int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u)
+{
+	uint32_t s;
+	int n = shared_corners(t, u, &s);
+	if (n == 1)
+		return cross_beyond(x, t, u, s);
+	if (n > 1)
+		return 0;
+	const float *pt[3], *pu[3];
+	for (int c = 0; c < 3; c++) {
+		pt[c] = x + 3 * (size_t)t[c];
+		pu[c] = x + 3 * (size_t)u[c];
+	}
+	return triangles_intersect(pt, pu);
+}
+
 size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
 				    size_t ntri, uint32_t **pairs)
 {

@@ -135,6 +135,11 @@ size_t grid_triangles(int w, int h, const uint8_t *mask,
 size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
 				    size_t ntri, uint32_t **pairs);
 
+/* Whether triangles t and u (corner indices into x) intersect as the two
+ * counts say: sharing no corner, as count_intersections; one, as
+ * count_adjacent_intersections; an edge, never. */
+int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u);
+
 /* Every vertex's exclusion site (collide.h): grid position, panel, seam
  * partner in grid units.  panel and seam may be NULL. */
 void collide_sites(const struct grid *g, const uint8_t *mask,

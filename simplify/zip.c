@@ -21,18 +21,20 @@
  *     give each A vertex a fractional place among the B vertices; walking
  *     both in order, each step makes one triangle from the current rung
  *     (an A vertex and a B vertex) and the next vertex of the side that
- *     comes first.  This is a strip: every boundary edge of both sides is
+ *     comes first (where the pattern cannot tell, the one whose triangle
+ *     crosses no triangle around its corners, else the shorter rung).  This is a strip: every boundary edge of both sides is
  *     used by exactly one strip triangle, every rung but the two ends by
  *     two, and the strip is oriented as the panels are.
  *  4. Where three panels meet, the strips leave a small hole whose
  *     vertices are all seam vertices: it is closed by ear clipping.
  *
- * Everything but the holes' ears is decided in the pattern, so a
- * sequence's frames share one topology; the ears use the first frame. */
+ * A sequence's frames share one topology: what the pattern leaves open
+ * is decided on the first frame. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proximity.h"
 #include "seam_link.h"
 #include "simplify.h"
 
@@ -469,41 +471,93 @@ static double place_on(const struct seam_vertex *sv, const int *b, int n,
 	return at;
 }
 
+/* What the strip is built from: the seam vertices, the positions and,
+ * to keep strip triangles from crossing the mesh, the triangles around
+ * each vertex (the panels' and the strip's so far). */
+struct zipper {
+	const struct seam_vertex *sv;
+	const float (*x)[3];
+	uint32_t **around;      /* per vertex: triangle indices */
+	int *naround;
+	const struct tri_list *panels;   /* the panels' triangles */
+	struct tri_list *out;            /* the strip's, after them */
+};
+
+static const int *zip_tri(const struct zipper *z, uint32_t t)
+{
+	return (size_t)t < (size_t)z->panels->n ? z->panels->t[t] :
+	       z->out->t[t - (uint32_t)z->panels->n];
+}
+
+/* Whether triangle a b c would cross a triangle around its corners. */
+static int crossing(const struct zipper *z, int a, int b, int c)
+{
+	uint32_t t[3] = {(uint32_t)a, (uint32_t)b, (uint32_t)c};
+	for (int k = 0; k < 3; k++)
+		for (int r = 0; r < z->naround[t[k]]; r++) {
+			const int *u = zip_tri(z, z->around[t[k]][r]);
+			uint32_t uu[3] = {(uint32_t)u[0], (uint32_t)u[1], (uint32_t)u[2]};
+			if (triangles_cross((const float *)z->x, t, uu))
+				return 1;
+		}
+	return 0;
+}
+
+static void around_add(struct zipper *z, int v, uint32_t t)
+{
+	z->around[v] = xrealloc_array(z->around[v], (size_t)z->naround[v] + 1,
+				      sizeof **z->around);
+	z->around[v][z->naround[v]++] = t;
+}
+
+static void strip_push(struct zipper *z, int a, int b, int c)
+{
+	uint32_t t = (uint32_t)(z->panels->n + z->out->n);
+	tri_push(z->out, a, b, c);
+	around_add(z, a, t);
+	around_add(z, b, t);
+	around_add(z, c, t);
+}
+
 /* Whether the next triangle takes side a's next vertex: when the two
  * next vertices' places along the seam are more than a B edge apart,
- * the first; when they are close, the shorter new rung in 3D (the
- * classic shortest-diagonal rule), which follows the surface where the
- * pattern cannot tell. */
-static int take_a(const float (*x)[3], const double *place, const int *a,
+ * the first; when they are close, the one whose triangle crosses no
+ * triangle around its corners, and when both or neither do, the shorter
+ * new rung in 3D (the classic shortest-diagonal rule), which follows the
+ * surface where the pattern cannot tell. */
+static int take_a(const struct zipper *z, const double *place, const int *a,
 		  int i, const int *b, int j)
 {
 	double ahead = place[i + 1] - (j + 1);
 	if (fabs(ahead) > 1)
 		return ahead < 0;
-	return dist3(x[a[i + 1]], x[b[j]]) < dist3(x[a[i]], x[b[j + 1]]);
+	int cross_a = crossing(z, b[j], a[i + 1], a[i]);
+	int cross_b = crossing(z, b[j], b[j + 1], a[i]);
+	if (cross_a != cross_b)
+		return cross_b;
+	return dist3(z->x[a[i + 1]], z->x[b[j]]) < dist3(z->x[a[i]], z->x[b[j + 1]]);
 }
 
 /* Joins side a (na vertices, in its boundary's direction) with side b
  * (nb vertices, already reversed to run the same way): see step 3. */
-static void zip_sides(const struct seam_vertex *sv, const float (*x)[3],
-		      const int *a, int na, const int *b, int nb,
-		      struct tri_list *out)
+static void zip_sides(struct zipper *z, const int *a, int na, const int *b,
+		      int nb)
 {
 	double *place = xmalloc_array((size_t)na, sizeof *place);
 	double last = 0;
 	for (int i = 0; i < na; i++) {
-		double t = place_on(sv, b, nb, sv[a[i]].q, (int)floor(last) - 1);
+		double t = place_on(z->sv, b, nb, z->sv[a[i]].q, (int)floor(last) - 1);
 		last = place[i] = t > last ? t : last;
 	}
 	int i = 0, j = 0;
 	while (i < na - 1 || j < nb - 1) {
 		int along_a = j == nb - 1 ||
-			      (i < na - 1 && take_a(x, place, a, i, b, j));
+			      (i < na - 1 && take_a(z, place, a, i, b, j));
 		if (along_a) {
-			tri_push(out, b[j], a[i + 1], a[i]);
+			strip_push(z, b[j], a[i + 1], a[i]);
 			i++;
 		} else {
-			tri_push(out, b[j], b[j + 1], a[i]);
+			strip_push(z, b[j], b[j + 1], a[i]);
 			j++;
 		}
 	}
@@ -523,44 +577,65 @@ static int *reversed(const int *v, int n, int start, int closed)
 /* Joins a dart's two sides: from its start to the tip, and from its end
  * back to the vertex after the tip (the last rung is the tip's boundary
  * edge). */
-static void zip_dart(const struct chain *x, const struct seam_vertex *sv,
-		     const float (*pos)[3], struct tri_list *out)
+static void zip_dart(struct zipper *z, const struct chain *x)
 {
 	int nb = x->n - 1 - x->fold;
 	int *b = reversed(x->v, x->n, x->n - 1, 0);
-	zip_sides(sv, pos, x->v, x->fold + 1, b, nb, out);
+	zip_sides(z, x->v, x->fold + 1, b, nb);
 	free(b);
 }
 
 /* Joins chain x with its mate y (x <= y). */
-static void zip_pair(const struct chain *x, const struct chain *y,
-		     const struct seam_vertex *sv, const float (*pos)[3],
-		     struct tri_list *out)
+static void zip_pair(struct zipper *z, const struct chain *x,
+		     const struct chain *y)
 {
 	if (x == y) {
-		zip_dart(x, sv, pos, out);
+		zip_dart(z, x);
 		return;
 	}
 	if (x->cycle != y->cycle)
 		return;
 	if (!x->cycle) {
 		int *b = reversed(y->v, y->n, y->n - 1, 0);
-		zip_sides(sv, pos, x->v, x->n, b, y->n, out);
+		zip_sides(z, x->v, x->n, b, y->n);
 		free(b);
 		return;
 	}
 	/* two cycles: cut x anywhere, y across from there */
 	int *yr = reversed(y->v, y->n, y->n - 1, 0);
-	double t = place_on(sv, yr, y->n, sv[x->v[0]].q, 0);
+	double t = place_on(z->sv, yr, y->n, z->sv[x->v[0]].q, 0);
 	int start = y->n - 1 - (int)lround(t);
 	free(yr);
 	int *a = xmalloc_array((size_t)x->n + 1, sizeof *a);
 	memcpy(a, x->v, (size_t)x->n * sizeof *a);
 	a[x->n] = x->v[0];
 	int *b = reversed(y->v, y->n, start, 1);
-	zip_sides(sv, pos, a, x->n + 1, b, y->n + 1, out);
+	zip_sides(z, a, x->n + 1, b, y->n + 1);
 	free(a);
 	free(b);
+}
+
+/* The strips of every seam, into strip. */
+static void zip_all(const struct simple_mesh *m, const struct seam_vertex *sv,
+		    const struct chains *cs, struct tri_list *strip)
+{
+	struct tri_list panels = {m->tris, m->ntris, m->ntris};
+	struct zipper z = {sv, (const float (*)[3])m->pos,
+			   xcalloc((size_t)m->nverts + 1, sizeof(uint32_t *)),
+			   xcalloc((size_t)m->nverts + 1, sizeof(int)),
+			   &panels, strip};
+	/* only seam vertices' triangles are ever asked for */
+	for (int t = 0; t < m->ntris; t++)
+		for (int c = 0; c < 3; c++)
+			if (sv[m->tris[t][c]].seam)
+				around_add(&z, m->tris[t][c], (uint32_t)t);
+	for (int i = 0; i < cs->n; i++)
+		if (cs->c[i].mate >= i)
+			zip_pair(&z, &cs->c[i], &cs->c[cs->c[i].mate]);
+	for (int v = 0; v < m->nverts; v++)
+		free(z.around[v]);
+	free(z.around);
+	free(z.naround);
 }
 
 /* ---- the holes where panels meet --------------------------------------- */
@@ -670,10 +745,7 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 	boundary_build(&b, &hs, (const int (*)[3])m->tris);
 	chains_find(&cs, &b, sv);
 	chains_mate(&cs, m, s, sv);
-	for (int i = 0; i < cs.n; i++)
-		if (cs.c[i].mate >= i)
-			zip_pair(&cs.c[i], &cs.c[cs.c[i].mate], sv,
-				 (const float (*)[3])m->pos, &strip);
+	zip_all(m, sv, &cs, &strip);
 	boundary_free(&b);
 	free(hs.h);
 	long limit = (long)INT32_MAX - m->ntris;
