@@ -222,6 +222,16 @@ int main(int argc, char **argv)
 		}
 		if (layout_positions(&l, m, &p, &o.r, &e))
 			die("%s: %s", files[k], e.msg);
+		struct untangle_stats us;
+		rest_untangle(&l.grid, &us);
+		if (us.after)
+			warnx("%s: the rest surface keeps %zu intersecting triangle "
+			      "pairs (of %zu) after %d rounds of rounding its folds",
+			      files[k], us.after, us.before, us.rounds);
+		if (us.before)
+			progress("%s: %zu intersecting triangle pairs at sharp folds: "
+				 "%zu vertices moved, at most %.3g mm, %d rounds", files[k],
+				 us.before, us.moved, us.max_move * 1e3, us.rounds);
 		set_keys(&l.grid, files[k], k, p.npanels);
 		if (grid_write(&l.grid, out.f, o.output, &e))
 			die("%s", e.msg);

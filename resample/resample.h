@@ -64,6 +64,16 @@ int layout_positions(struct layout *l, const struct obj_mesh *m,
 		     const struct pattern *p, const struct resample_options *o,
 		     struct error *e);
 
+/* The rest surface freed of the intersections of grid triangles that
+ * sampling a sharp fold makes (untangle.c). */
+struct untangle_stats {
+	size_t before, after;   /* intersecting pairs */
+	int rounds;
+	size_t moved;           /* vertices moved */
+	double max_move;        /* metres */
+};
+void rest_untangle(struct grid *g, struct untangle_stats *st);
+
 /* --weld (weld.c): the map from vertex index to the index of its group,
  * boundary vertices of different panels of p closer than tol (metres)
  * in 3D grouped, at most one vertex of a panel in a group; *merged says

@@ -260,3 +260,21 @@ same_layout() {
 	[ ! -e "$W/seq.grid" ]
 	[[ "$stderr" == *"skirt.obj: it has 112 vertices, $W/cut.obj 126: --weld needs the same vertices in every frame"* ]]
 }
+
+@test "the rest surface has no intersections the coarse mesh lacks: sharp folds rounded to the cell" {
+	need_shared
+	# the draped dress's knife pleats: grid triangles cutting across folds
+	# of 170 to 180 degrees pass through each other unless rounded
+	g="$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj"
+	run --separate-stderr pleat-resample --progress -s 512 -o "$W/dress.grid" "$g"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	line=$(echo "$stderr" | grep 'at sharp folds')
+	[ "$(echo "$line" | sed 's/.*: \([0-9]*\) intersecting.*/\1/')" -gt 0 ]
+	# moved by less than a cell (5 mm at this size)
+	mm=$(echo "$line" | sed 's/.*at most \([0-9.e+-]*\) mm.*/\1/')
+	awk -v m="$mm" 'BEGIN { exit !(m > 0 && m < 5) }'
+	run pleat-collide "$W/dress.grid"
+	echo "$output"
+	[[ "$output" == *" 0 intersecting triangle pairs"* ]]
+}
