@@ -733,8 +733,10 @@ static void append(struct simple_mesh *m, const struct tri_list *l)
 	m->ntris += l->n;
 }
 
-/* Seam edges of the mesh's boundary: the seam's sides not joined. */
-static long open_seam_edges(const struct simple_mesh *m,
+/* Seam edges of the panels' triangles (the first npanel) still on the
+ * mesh's boundary: the seam's sides not joined.  (A strip's end rung on
+ * an open edge, as at a sleeve's cuff, is no such edge.) */
+static long open_seam_edges(const struct simple_mesh *m, int npanel,
 			    const struct seam_vertex *sv)
 {
 	struct halves hs;
@@ -743,7 +745,8 @@ static long open_seam_edges(const struct simple_mesh *m,
 	halves_build(&hs, (const int (*)[3])m->tris, m->ntris);
 	boundary_build(&b, &hs, (const int (*)[3])m->tris);
 	for (int k = 0; k < b.n; k++)
-		n += seam_edge(&sv[b.e[k][0]], &sv[b.e[k][1]]);
+		n += seam_edge(&sv[b.e[k][0]], &sv[b.e[k][1]]) &&
+		     half_find(&hs, b.e[k][0], b.e[k][1])->tri < npanel;
 	boundary_free(&b);
 	free(hs.h);
 	return n;
@@ -775,12 +778,13 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 				 "file holds");
 	}
 	st->chains = cs.n;
+	int npanel = m->ntris;
 	append(m, &strip);
 	fill_holes(m, sv, &holes);
 	append(m, &holes);
 	st->strip = strip.n;
 	st->holes = holes.n;
-	st->open_edges = open_seam_edges(m, sv);
+	st->open_edges = open_seam_edges(m, npanel, sv);
 	free(strip.t);
 	free(holes.t);
 	chains_free(&cs);
