@@ -247,11 +247,11 @@ static int each_grid(struct input *in, int n, grid_fn *fn, void *arg)
 /* ---- one grid ------------------------------------------------------- */
 
 static void surface_of(struct surface *s, const struct grid *g,
-		       const struct where *w)
+		       const struct where *w, const struct options *o)
 {
 	static int said;
 	struct error e;
-	if (surface_init(s, g, &e))
+	if (surface_init(s, g, o->close_seams, &e))
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
 	if (s->used_rest && !said) {
 		fprintf(stderr, "%s: %s: no 'x' channel: simplifying the "
@@ -339,7 +339,7 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 		    "outputs (--output 'frame%%04d.obj') or use --pc2", w->name,
 		    w->grid);
 	double t0 = now_seconds(), t1, t2, t3;
-	surface_of(&s, g, w);
+	surface_of(&s, g, w, o);
 	qtree_init(&q, s.w, s.h, o->tol);
 	t1 = now_seconds();
 	qtree_refine(&q, &s);
@@ -405,7 +405,7 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 	struct sequence *sq = arg;
 	struct surface s;
 	struct qtree q;
-	surface_of(&s, g, w);
+	surface_of(&s, g, w, sq->o);
 	same_layout(sq, &s, w);
 	qtree_init(&q, s.w, s.h, sq->o->tol);
 	qtree_refine(&q, &s);
@@ -429,7 +429,7 @@ static void check_frame(struct grid *g, const struct where *w, void *arg)
 {
 	struct sequence *sq = arg;
 	struct surface s;
-	surface_of(&s, g, w);
+	surface_of(&s, g, w, sq->o);
 	qtree_forget_checks(&sq->tree);
 	while (qtree_settle(&sq->tree, &s) > 0)
 		sq->changed = 1;
@@ -441,7 +441,7 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	struct sequence *sq = arg;
 	const struct options *o = sq->o;
 	struct surface s;
-	surface_of(&s, g, w);
+	surface_of(&s, g, w, o);
 	if (w->k == 0) {
 		build_mesh(o, w, &sq->mesh, &sq->tree, &s, &sq->zip);
 		if (o->pc2)

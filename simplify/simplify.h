@@ -45,16 +45,19 @@ struct surface {
 	const float *seam;     /* the seam channel, or NULL */
 	uint8_t *cells;        /* (w-1) x (h-1): CELL_LOWER | CELL_UPPER */
 	uint8_t *pinned;       /* w x h: 1 on the vertices of partial cells'
-				  triangles */
+				  triangles (and on seam vertices, when the
+				  seams are closed) */
 	size_t ncloth;         /* cloth vertices */
 	int used_rest;         /* positions came from 'rest' (no 'x') */
 };
 
 /* Reads the channels of grid g into s (which points into g's memory);
- * positions are g's x channel, or rest when there is no x.  Returns 0,
- * or -1 with e set (a missing or mistyped channel, a non-finite
- * position, a seam vertex without a partner). */
-int surface_init(struct surface *s, const struct grid *g, struct error *e);
+ * positions are g's x channel, or rest when there is no x.  With seams,
+ * seam vertices are pinned, for the seams' strips.  Returns 0, or -1
+ * with e set (a missing or mistyped channel, a non-finite position, a
+ * seam vertex without a partner). */
+int surface_init(struct surface *s, const struct grid *g, int seams,
+		 struct error *e);
 void surface_free(struct surface *s);
 /* The unit normal of the full-resolution surface at grid vertex v: the
  * area-weighted normal of the grid triangles around it; +z where they

@@ -134,7 +134,20 @@ static int check_partners(const struct grid *g, const uint8_t *mask,
 
 /* ---- the surface ---------------------------------------------------- */
 
-int surface_init(struct surface *s, const struct grid *g, struct error *e)
+/* Seam vertices are pinned too when the seams are to be closed: the
+ * strip between two panels (zip.c) is even only when both sides keep
+ * their boundary vertices (a straight side simplified into long edges
+ * would fan slivers across the other side's staircase). */
+static void pin_seams(struct surface *s)
+{
+	size_t n = (size_t)s->w * (size_t)s->h;
+	for (size_t v = 0; v < n; v++)
+		if (cloth(s->mask[v]) && (s->mask[v] & MASK_SEAM))
+			s->pinned[v] = 1;
+}
+
+int surface_init(struct surface *s, const struct grid *g, int seams,
+		 struct error *e)
 {
 	const struct grid_channel *mc, *pc, *xc, *sc;
 	memset(s, 0, sizeof *s);
@@ -176,6 +189,8 @@ int surface_init(struct surface *s, const struct grid *g, struct error *e)
 	s->pinned = xmalloc_array((size_t)s->w, (size_t)s->h);
 	find_triangles(s, mask, panel);
 	pin_partial(s);
+	if (seams && s->seam)
+		pin_seams(s);
 	return 0;
 }
 
