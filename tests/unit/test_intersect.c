@@ -92,6 +92,12 @@ static void load(const char *path, struct mesh *m)
 				fail("a face index out of range in ", path);
 }
 
+static void mesh_free(struct mesh *m)
+{
+	free(m->v);
+	free(m->t);
+}
+
 static const struct mesh *order_mesh;
 
 static int by_position(const void *x, const void *y)
@@ -128,8 +134,20 @@ static void weld(struct mesh *m)
 static mpz_t *X;           /* 3 integers a vertex: position 2^149 */
 static mpz_t r[24];        /* scratch */
 
+static int nexact;
+
+static void exact_free(void)
+{
+	for (int k = 0; k < 3 * nexact; k++)
+		mpz_clear(X[k]);
+	for (int k = 0; k < 24; k++)
+		mpz_clear(r[k]);
+	free(X);
+}
+
 static void exact_positions(const struct mesh *m)
 {
+	nexact = m->nv;
 	X = malloc((size_t)m->nv * 3 * sizeof *X);
 	for (int k = 0; k < m->nv; k++)
 		for (int c = 0; c < 3; c++) {
@@ -357,6 +375,9 @@ static int pairs(const char *path, long list)
 		}
 	printf("triangles %d pairs %ld sharing_vertex %ld degenerate %ld "
 	       "candidates %ld\n", m.nt, all, sharing, degenerate, candidates);
+	free(bx);
+	exact_free();
+	mesh_free(&m);
 	return 0;
 }
 
@@ -402,6 +423,8 @@ static int edges(const char *path)
 	}
 	printf("boundary %ld interior %ld flipped %ld nonmanifold %ld\n", one, two,
 	       flipped, more);
+	free(e);
+	mesh_free(&m);
 	return 0;
 }
 
