@@ -209,6 +209,9 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
+# test_intersect counts in exact integers (GMP).
+$(BUILD)/tests/test_intersect: LDLIBS += -lgmp
+
 # test_solve also reaches into pleat-solve's pieces (all but its main).
 SOLVE_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out solve/main.c solve/device.c,$(wildcard solve/*.c)))
 $(BUILD)/tests/test_solve: $(BUILD)/tests/unit/test_solve.o $(SOLVE_OBJ) $(LIB)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "collide.h"
 #include "grid.h"
 #include "progress.h"
 #include "proximity.h"
@@ -137,28 +138,94 @@ static void print_triangle(FILE *f, const struct grid *g, const uint32_t *t)
 		upper);
 }
 
+/* The classes of an intersecting pair, by what the solver's repulsion
+ * does with it (collide.h): triangles that share a grid vertex, that lie
+ * across a seam from each other (a corner within reach of the other's
+ * seam partner), that are other grid neighbours (corners within the 5 x 5
+ * square), and the rest, which the repulsion sees. */
+enum { PAIR_SHARED, PAIR_SEAM, PAIR_NEIGHBOURS, PAIR_APART, PAIR_CLASSES };
+static const char *const pair_class_name[PAIR_CLASSES] = {
+	"sharing a grid vertex", "across a seam", "other grid neighbours",
+	"apart",
+};
+
+static int pair_class(const struct collide_site *site, const uint32_t *t,
+		      const uint32_t *u)
+{
+	int seam = 0, near = 0;
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++) {
+			if (t[a] == u[b])
+				return PAIR_SHARED;
+			seam |= collide_near_partner(&site[t[a]], &site[u[b]]) ||
+				collide_near_partner(&site[u[b]], &site[t[a]]);
+			near |= collide_excluded(&site[t[a]], &site[u[b]]);
+		}
+	return seam ? PAIR_SEAM : near ? PAIR_NEIGHBOURS : PAIR_APART;
+}
+
+/* The intersecting pairs, those sharing a corner first, each with its
+ * class. */
+struct pair_list {
+	uint32_t *p;             /* 2 triangle indices a pair */
+	unsigned char *cls;
+	size_t n, count[PAIR_CLASSES];
+};
+
+static void find_pairs(const struct grid *g, const float *x,
+		       const uint8_t *mask, const uint16_t *panel,
+		       const uint32_t *tri, size_t ntri, struct pair_list *pl)
+{
+	uint32_t *shared, *apart;
+	size_t ns = count_adjacent_intersections(x, tri, ntri, &shared);
+	size_t na = count_intersections(x, tri, ntri, &apart);
+	const struct grid_channel *sc = grid_find_typed(g, "seam", GRID_F32, 3);
+	struct collide_site *site = xmalloc_array(grid_vertices(g), sizeof *site);
+	collide_sites(g, mask, panel, sc ? sc->data : NULL, site);
+	memset(pl, 0, sizeof *pl);
+	pl->n = ns + na;
+	pl->p = xmalloc_array(pl->n + 1, 2 * sizeof(uint32_t));
+	pl->cls = xmalloc(pl->n + 1);
+	memcpy(pl->p, shared, ns * 2 * sizeof(uint32_t));
+	memcpy(pl->p + 2 * ns, apart, na * 2 * sizeof(uint32_t));
+	for (size_t q = 0; q < pl->n; q++) {
+		pl->cls[q] = (unsigned char)pair_class(site,
+			tri + 3 * (size_t)pl->p[2 * q],
+			tri + 3 * (size_t)pl->p[2 * q + 1]);
+		pl->count[pl->cls[q]]++;
+	}
+	free(site);
+	free(shared);
+	free(apart);
+}
+
 /* Each test adds its part to the grid's line on standard output and,
  * with --list, its offences to `list`, printed after the line. */
 static void intersections(const struct options *o, const struct grid *g,
 			  const float *x, const uint16_t *panel, FILE *list)
 {
-	uint32_t *tri, *pairs = NULL;
+	uint32_t *tri;
+	struct pair_list pl;
 	const uint8_t *mask = grid_find(g, "mask")->data;
 	double t0 = now_seconds();
 	size_t ntri = grid_triangles(g->width, g->height, mask, panel, &tri);
-	size_t n = count_intersections(x, tri, ntri, list ? &pairs : NULL);
-	printf(", %zu triangles, %zu intersecting triangle pairs", ntri, n);
+	find_pairs(g, x, mask, panel, tri, ntri, &pl);
+	printf(", %zu triangles, %zu intersecting triangle pairs of which",
+	       ntri, pl.n);
+	for (int c = 0; c < PAIR_CLASSES; c++)
+		printf("%s %zu %s", c ? "," : "", pl.count[c], pair_class_name[c]);
 	if (o->verbose)
 		fprintf(stderr, "%s: %zu triangles tested for intersections in "
 			"%.3f s\n", progname, ntri, now_seconds() - t0);
 	if (list)
-		for (size_t q = 0; q < n; q++) {
+		for (size_t q = 0; q < pl.n; q++) {
 			fputs("  intersecting", list);
-			print_triangle(list, g, tri + 3 * (size_t)pairs[2 * q]);
-			print_triangle(list, g, tri + 3 * (size_t)pairs[2 * q + 1]);
-			fputc('\n', list);
+			print_triangle(list, g, tri + 3 * (size_t)pl.p[2 * q]);
+			print_triangle(list, g, tri + 3 * (size_t)pl.p[2 * q + 1]);
+			fprintf(list, " %s\n", pair_class_name[pl.cls[q]]);
 		}
-	free(pairs);
+	free(pl.p);
+	free(pl.cls);
 	free(tri);
 }
 

@@ -22,14 +22,15 @@ static int is_cloth(uint8_t m)
 
 /* ---- setting up ---------------------------------------------------------- */
 
-static void make_sites(struct proximity *pr, const struct grid *g,
-		       const uint8_t *mask, const uint16_t *panel,
-		       const float *seam)
+void collide_sites(const struct grid *g, const uint8_t *mask,
+		   const uint16_t *panel, const float *seam,
+		   struct collide_site *site)
 {
-	for (size_t v = 0; v < pr->n; v++) {
-		struct collide_site *s = &pr->site[v];
-		s->i = (int)(v % (size_t)pr->w);
-		s->j = (int)(v / (size_t)pr->w);
+	size_t n = grid_vertices(g), w = (size_t)g->width;
+	for (size_t v = 0; v < n; v++) {
+		struct collide_site *s = &site[v];
+		s->i = (int)(v % w);
+		s->j = (int)(v / w);
 		s->panel = panel ? panel[v] : 0;
 		s->partner_i = s->partner_j = NAN;
 		if (seam && (mask[v] & MASK_SEAM) && isfinite(seam[3 * v]) &&
@@ -115,7 +116,8 @@ int proximity_init(struct proximity *pr, const struct grid *g, int k,
 	pr->found = xcalloc(pr->n, sizeof(uint16_t));
 	pr->lock = xcalloc(pr->n, 1);
 	pr->site = xmalloc_array(pr->n, sizeof *pr->site);
-	make_sites(pr, g, mc->data, pc ? pc->data : NULL, sc ? sc->data : NULL);
+	collide_sites(g, mc->data, pc ? pc->data : NULL, sc ? sc->data : NULL,
+		      pr->site);
 	make_blocks(pr, mc->data);
 	return 0;
 }
@@ -656,6 +658,27 @@ static int pair_cmp(const void *pa, const void *pb)
 	return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
+/* A thread's pairs into the whole (the caller holds the lock); frees
+ * the thread's. */
+static void pairbuf_merge(struct pairbuf *all, struct pairbuf *mine)
+{
+	for (size_t q = 0; q < mine->n; q++)
+		pairbuf_add(all, mine->p[2 * q], mine->p[2 * q + 1]);
+	free(mine->p);
+}
+
+/* The pairs sorted into *pairs when asked for, else freed. */
+static void pairbuf_finish(struct pairbuf *all, uint32_t **pairs)
+{
+	if (!pairs) {
+		free(all->p);
+		return;
+	}
+	if (all->n > 0)
+		qsort(all->p, all->n, 2 * sizeof(uint32_t), pair_cmp);
+	*pairs = all->p ? all->p : xmalloc(1);
+}
+
 size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 			   uint32_t **pairs)
 {
@@ -680,19 +703,118 @@ size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 			count += intersect_one(x, tri, box, &H, (uint32_t)t,
 					       pairs ? &mine : NULL);
 		#pragma omp critical
-		for (size_t q = 0; q < mine.n; q++)
-			pairbuf_add(&all, mine.p[2 * q], mine.p[2 * q + 1]);
-		free(mine.p);
+		pairbuf_merge(&all, &mine);
 	}
-	if (pairs) {
-		if (all.n > 0)
-			qsort(all.p, all.n, 2 * sizeof(uint32_t), pair_cmp);
-		*pairs = all.p ? all.p : xmalloc(1);
-	} else {
-		free(all.p);
-	}
+	pairbuf_finish(&all, pairs);
 	free(H.start);
 	free(H.entry);
 	free(box);
+	return count;
+}
+
+/* ---- pairs that share a corner ---------------------------------------- */
+
+/* The triangles around each vertex: start[v] .. start[v + 1] in at. */
+struct incidence {
+	size_t *start;
+	uint32_t *at;
+	size_t n;
+};
+
+static void incidence_build(struct incidence *in, const uint32_t *tri,
+			    size_t ntri)
+{
+	in->n = 0;
+	for (size_t k = 0; k < 3 * ntri; k++)
+		in->n = tri[k] + (size_t)1 > in->n ? tri[k] + (size_t)1 : in->n;
+	in->start = xcalloc(in->n + 2, sizeof *in->start);
+	in->at = xmalloc_array(3 * ntri + 1, sizeof *in->at);
+	for (size_t k = 0; k < 3 * ntri; k++)
+		in->start[tri[k] + 2]++;
+	for (size_t v = 0; v < in->n; v++)
+		in->start[v + 2] += in->start[v + 1];
+	for (size_t t = 0; t < ntri; t++)
+		for (int c = 0; c < 3; c++)
+			in->at[in->start[tri[3 * t + c] + 1]++] = (uint32_t)t;
+}
+
+/* Whether triangles t and u, sharing exactly corner v, cross beyond it:
+ * the edge opposite v in one crosses the other. */
+static int cross_beyond(const float *x, const uint32_t *t, const uint32_t *u,
+			uint32_t v)
+{
+	const float *pt[3], *pu[3], *et[2], *eu[2];
+	int nt = 0, nu = 0;
+	for (int c = 0; c < 3; c++) {
+		pt[c] = x + 3 * (size_t)t[c];
+		pu[c] = x + 3 * (size_t)u[c];
+		if (t[c] != v)
+			et[nt++] = pt[c];
+		if (u[c] != v)
+			eu[nu++] = pu[c];
+	}
+	return segment_crosses_triangle(et[0], et[1], pu[0], pu[1], pu[2]) ||
+	       segment_crosses_triangle(eu[0], eu[1], pt[0], pt[1], pt[2]);
+}
+
+static int shared_corners(const uint32_t *t, const uint32_t *u, uint32_t *v)
+{
+	int n = 0;
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			if (t[a] == u[b]) {
+				*v = t[a];
+				n++;
+			}
+	return n;
+}
+
+int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u)
+{
+	uint32_t s;
+	int n = shared_corners(t, u, &s);
+	if (n == 1)
+		return cross_beyond(x, t, u, s);
+	if (n > 1)
+		return 0;
+	const float *pt[3], *pu[3];
+	for (int c = 0; c < 3; c++) {
+		pt[c] = x + 3 * (size_t)t[c];
+		pu[c] = x + 3 * (size_t)u[c];
+	}
+	return triangles_intersect(pt, pu);
+}
+
+size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
+				    size_t ntri, uint32_t **pairs)
+{
+	struct incidence in;
+	incidence_build(&in, tri, ntri);
+	size_t count = 0;
+	struct pairbuf all = {0};
+	#pragma omp parallel reduction(+:count)
+	{
+		struct pairbuf mine = {0};
+		#pragma omp for schedule(dynamic, 1024)
+		for (long v = 0; v < (long)in.n; v++)
+			for (size_t a = in.start[v]; a < in.start[v + 1]; a++)
+				for (size_t b = a + 1; b < in.start[v + 1]; b++) {
+					uint32_t t = in.at[a], u = in.at[b], s;
+					if (shared_corners(tri + 3 * (size_t)t,
+							   tri + 3 * (size_t)u, &s) != 1 ||
+					    !cross_beyond(x, tri + 3 * (size_t)t,
+							  tri + 3 * (size_t)u, s))
+						continue;
+					count++;
+					if (pairs)
+						pairbuf_add(&mine, t < u ? t : u,
+							    t < u ? u : t);
+				}
+		#pragma omp critical
+		pairbuf_merge(&all, &mine);
+	}
+	pairbuf_finish(&all, pairs);
+	free(in.start);
+	free(in.at);
 	return count;
 }

@@ -127,6 +127,25 @@ int triangles_intersect(const float *const t[3], const float *const u[3]);
 size_t grid_triangles(int w, int h, const uint8_t *mask,
 		      const uint16_t *panel, uint32_t **tri);
 
+/* Counts the pairs of triangles that share exactly one corner and cross
+ * beyond it (the edge opposite the shared corner of one crosses the
+ * other), with pairs as count_intersections below.  Two triangles that
+ * share an edge cannot cross; lying flat on each other, like touching,
+ * is not counted.  OpenMP inside. */
+size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
+				    size_t ntri, uint32_t **pairs);
+
+/* Whether triangles t and u (corner indices into x) intersect as the two
+ * counts say: sharing no corner, as count_intersections; one, as
+ * count_adjacent_intersections; an edge, never. */
+int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u);
+
+/* Every vertex's exclusion site (collide.h): grid position, panel, seam
+ * partner in grid units.  panel and seam may be NULL. */
+void collide_sites(const struct grid *g, const uint8_t *mask,
+		   const uint16_t *panel, const float *seam,
+		   struct collide_site *site);
+
 /* Counts the intersecting pairs of triangles (sharing no vertex) of a
  * mesh: ntri triangles of corner indices into x (f32 x 3).  pairs (may
  * be NULL): set to a malloc'd array of the pairs, as many as the count

@@ -230,20 +230,14 @@ static dvec3 vpos(const struct obj_mesh *m, int i)
 	return d3(m->v[i][0], m->v[i][1], m->v[i][2]);
 }
 
-static dvec3 interpolate(const struct obj_mesh *m, int t, const float *b)
-{
-	double b1 = b[0], b2 = b[1], b0 = 1 - b1 - b2;
-	dvec3 x0 = vpos(m, m->tri_v[t][0]), x1 = vpos(m, m->tri_v[t][1]),
-	      x2 = vpos(m, m->tri_v[t][2]);
-	return d3_add(d3_add(d3_scale(x0, b0), d3_scale(x1, b1)), d3_scale(x2, b2));
-}
-
 /* A ghost vertex continues its triangle past the edge, turned by the
- * ghost angle about the edge towards the triangle's normal. */
-static dvec3 ghost_position(const struct obj_mesh *m,
+ * ghost angle about the edge towards the triangle's normal, from the
+ * edge's point on the rest surface. */
+static dvec3 ghost_position(const struct rest_surface *rs,
 			    const struct pattern_edge *pe, const float *b,
 			    double dist, double angle)
 {
+	const struct obj_mesh *m = rs->m;
 	int t = pe->tri, opp = 0;
 	dvec3 x0 = vpos(m, m->tri_v[t][0]), x1 = vpos(m, m->tri_v[t][1]),
 	      x2 = vpos(m, m->tri_v[t][2]);
@@ -253,7 +247,7 @@ static dvec3 ghost_position(const struct obj_mesh *m,
 	for (int k = 0; k < 3; k++)
 		if (m->tri_v[t][k] != pe->v[0] && m->tri_v[t][k] != pe->v[1])
 			opp = m->tri_v[t][k];
-	dvec3 foot = interpolate(m, t, b);
+	dvec3 foot = rest_surface_at(rs, t, b);
 	if (d3_dot(out, d3_sub(foot, vpos(m, opp))) < 0)
 		out = d3_scale(out, -1);
 	dvec3 dir = d3_add(d3_scale(out, cos(angle)), d3_scale(nrm, sin(angle)));
@@ -273,23 +267,26 @@ int layout_positions(struct layout *l, const struct obj_mesh *m,
 	const int32_t *tri = grid_find(g, "tri")->data;
 	const float *bary = grid_find(g, "bary")->data;
 	long n = (long)grid_vertices(g);
+	struct rest_surface rs;
+	rest_surface_init(&rs, m, o->smooth);
 	#pragma omp parallel for schedule(static)
 	for (long v = 0; v < n; v++) {
 		dvec3 x = d3(0, 0, 0);
 		if (mask[v] & MASK_INSIDE)
-			x = interpolate(m, tri[v], &bary[2 * v]);
+			x = rest_surface_at(&rs, tri[v], &bary[2 * v]);
 		rest[3 * v] = (float)x.x;
 		rest[3 * v + 1] = (float)x.y;
 		rest[3 * v + 2] = (float)x.z;
 	}
 	for (int k = 0; k < l->nghost; k++) {
 		size_t v = (size_t)l->ghost_vertex[k];
-		dvec3 x = ghost_position(m, &p->edges[l->ghost_edge[k]],
+		dvec3 x = ghost_position(&rs, &p->edges[l->ghost_edge[k]],
 					 &bary[2 * v], l->ghost_dist[k],
 					 o->ghost_angle);
 		rest[3 * v] = (float)x.x;
 		rest[3 * v + 1] = (float)x.y;
 		rest[3 * v + 2] = (float)x.z;
 	}
+	rest_surface_free(&rs);
 	return 0;
 }

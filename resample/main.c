@@ -16,7 +16,8 @@
 
 static const char usage_text[] =
 "usage: pleat-resample [-s cells | -c metres] [-o file] [-u scale]\n"
-"                      [-g cells] [-a degrees] [--ghost-all] [--progress]\n"
+"                      [-g cells] [-a degrees] [--ghost-all] [--smooth]\n"
+"                      [--weld mm] [--progress]\n"
 "                      [file ...]\n"
 "\n"
 "Lay a regular grid over the sewing pattern (the texture coordinates) of\n"
@@ -32,6 +33,10 @@ static const char usage_text[] =
 "  -a, --ghost-angle D  angle of the ghost band to the panel, in degrees,\n"
 "                       towards the front side (default 0)\n"
 "      --ghost-all      put the ghost band past open boundaries too\n"
+"      --weld MM        sew boundary edges of different panels whose ends\n"
+"                       lie within MM millimetres of each other in 3D\n"
+"      --smooth         the rest surface is Phong tessellation of the\n"
+"                       coarse triangles (default: the triangles themselves)\n"
 "      --progress       report progress on standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -42,6 +47,8 @@ static const char usage_text[] =
 struct options {
 	struct resample_options r;
 	const char *output;
+	double weld;             /* metres */
+	int welding;             /* --weld given */
 	int progress;
 	char **files;
 	int nfiles;
@@ -57,6 +64,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"ghost-band", required_argument, NULL, 'g'},
 		{"ghost-angle", required_argument, NULL, 'a'},
 		{"ghost-all", no_argument, NULL, 'G'},
+		{"smooth", no_argument, NULL, 'S'},
+		{"weld", required_argument, NULL, 'W'},
 		{"progress", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -78,6 +87,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'g': o->r.ghost_band = (int)parse_long("--ghost-band", optarg, 0, 64); break;
 		case 'a': o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
 		case 'G': o->r.ghost_all = 1; break;
+		case 'S': o->r.smooth = 1; break;
+		case 'W': o->weld = 1e-3 * parse_double("--weld", optarg, 0, 1e6); o->welding = 1; break;
 		case 'P': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-resample %s\n", PLEAT_VERSION); exit(0);
@@ -139,6 +150,23 @@ static void set_keys(struct grid *g, const char *name, int frame, int npanels)
 		die("%s", e.msg);
 }
 
+/* Welds the first mesh and builds its pattern again; the map, for the
+ * frames after it. */
+static int *weld_first(struct obj_mesh *m, struct pattern *p,
+		       const char *name, double tol)
+{
+	struct error e;
+	int merged, before = p->nseam_edges;
+	int *map = weld_map(m, p, tol, &merged);
+	weld_apply(m, map);
+	pattern_free(p);
+	if (pattern_build(p, m, name, &e))
+		die("%s", e.msg);
+	progress("%s: --weld %g mm: %d vertices merged, %d seam edges (%d "
+		 "before)", name, tol * 1e3, merged, p->nseam_edges, before);
+	return map;
+}
+
 static void load(struct obj_mesh *m, const char *path)
 {
 	struct error e;
@@ -165,6 +193,7 @@ int main(int argc, char **argv)
 	load(&first, files[0]);
 	if (pattern_build(&p, &first, files[0], &e))
 		die("%s", e.msg);
+	int *weld = o.welding ? weld_first(&first, &p, files[0], o.weld) : NULL;
 	check_scale(&first, files[0], o.r.uv_scale);
 	if (layout_build(&l, &first, &p, &o.r, &e))
 		die("%s: %s", files[0], e.msg);
@@ -180,6 +209,12 @@ int main(int argc, char **argv)
 		const struct obj_mesh *m = &first;
 		if (k > 0) {
 			load(&frame, files[k]);
+			if (weld && frame.nv != first.nv)
+				die("%s: it has %d vertices, %s %d: --weld needs the "
+				    "same vertices in every frame", files[k],
+				    frame.nv, files[0], first.nv);
+			if (weld)
+				weld_apply(&frame, weld);
 			if (!same_pattern(&first, &frame))
 				die("%s: its pattern (faces or texture coordinates) "
 				    "differs from %s's", files[k], files[0]);
@@ -187,6 +222,16 @@ int main(int argc, char **argv)
 		}
 		if (layout_positions(&l, m, &p, &o.r, &e))
 			die("%s: %s", files[k], e.msg);
+		struct untangle_stats us;
+		rest_untangle(&l.grid, &us);
+		if (us.after)
+			warnx("%s: the rest surface keeps %zu intersecting triangle "
+			      "pairs (of %zu) after %d rounds of rounding its folds",
+			      files[k], us.after, us.before, us.rounds);
+		if (us.before)
+			progress("%s: %zu intersecting triangle pairs at sharp folds: "
+				 "%zu vertices moved, at most %.3g mm, %d rounds", files[k],
+				 us.before, us.moved, us.max_move * 1e3, us.rounds);
 		set_keys(&l.grid, files[k], k, p.npanels);
 		if (grid_write(&l.grid, out.f, o.output, &e))
 			die("%s", e.msg);
@@ -200,5 +245,6 @@ int main(int argc, char **argv)
 	layout_free(&l);
 	pattern_free(&p);
 	obj_free(&first);
+	free(weld);
 	return 0;
 }

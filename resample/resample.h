@@ -11,6 +11,7 @@
 #include "grid.h"
 #include "obj.h"
 #include "pattern.h"
+#include "vec.h"
 
 struct resample_options {
 	int size;            /* cells across the longer pattern side, or 0 */
@@ -19,7 +20,21 @@ struct resample_options {
 	int ghost_band;      /* cells of ghost vertices, 0 for none */
 	double ghost_angle;  /* radians, towards the front (+normal) side */
 	int ghost_all;       /* ghost band on open edges too, not only seams */
+	int smooth;          /* Phong tessellation of the coarse triangles */
 };
+
+/* The rest surface over a coarse mesh (smooth.c): its flat triangles, or
+ * Phong tessellation of them with angle-weighted vertex normals. */
+struct rest_surface {
+	const struct obj_mesh *m;
+	dvec3 *normal;       /* per vertex of m; NULL: flat */
+};
+void rest_surface_init(struct rest_surface *rs, const struct obj_mesh *m,
+		       int smooth);
+void rest_surface_free(struct rest_surface *rs);
+/* The point of triangle t at barycentric coordinates b (of corners 1
+ * and 2). */
+dvec3 rest_surface_at(const struct rest_surface *rs, int t, const float *b);
 
 /* Per-vertex correspondence with the coarse mesh, kept beside the grid. */
 struct layout {
@@ -48,6 +63,25 @@ void layout_boundaries(struct layout *l, const struct obj_mesh *m,
 int layout_positions(struct layout *l, const struct obj_mesh *m,
 		     const struct pattern *p, const struct resample_options *o,
 		     struct error *e);
+
+/* The rest surface freed of the intersections of grid triangles that
+ * sampling a sharp fold makes (untangle.c). */
+struct untangle_stats {
+	size_t before, after;   /* intersecting pairs */
+	int rounds;
+	size_t moved;           /* vertices moved */
+	double max_move;        /* metres */
+};
+void rest_untangle(struct grid *g, struct untangle_stats *st);
+
+/* --weld (weld.c): the map from vertex index to the index of its group,
+ * boundary vertices of different panels of p closer than tol (metres)
+ * in 3D grouped, at most one vertex of a panel in a group; *merged says
+ * how many vertices joined another.  weld_apply renumbers m's triangles
+ * by it and moves each group to the mean of its positions. */
+int *weld_map(const struct obj_mesh *m, const struct pattern *p, double tol,
+	      int *merged);
+void weld_apply(struct obj_mesh *m, const int *map);
 
 /* Median of |3D edge| / |pattern edge| over the triangle edges of m: near
  * 1 when the texture coordinates are in metres.  0 when undefined. */

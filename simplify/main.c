@@ -41,8 +41,8 @@ static const char usage_text[] =
 "      --pc2 FILE       write every grid's vertex positions to a PC2\n"
 "                       point cache; implies --one-topology\n"
 "      --start-frame N  the PC2 start frame (default 0)\n"
-"      --open-seams     leave seam vertices where the grid has them\n"
-"                       (default: move them onto the seam)\n"
+"      --open-seams     leave the panels apart along seams (default:\n"
+"                       join them with a strip of triangles)\n"
 "      --progress       report each stage on standard error\n"
 "  -q, --quiet          no summary line per grid\n"
 "  -h, --help           show this help and exit\n"
@@ -246,7 +246,7 @@ static int each_grid(struct input *in, int n, grid_fn *fn, void *arg)
 
 /* ---- one grid ------------------------------------------------------- */
 
-static void surface_of(struct surface *s, struct grid *g,
+static void surface_of(struct surface *s, const struct grid *g,
 		       const struct where *w, const struct options *o)
 {
 	static int said;
@@ -283,9 +283,31 @@ static void write_mesh(const struct options *o, long k,
 		die("%s", e.msg);
 }
 
+/* The mesh of the tree over s, with its seams closed unless asked not
+ * to. */
+static void build_mesh(const struct options *o, const struct where *w,
+		       struct simple_mesh *m, const struct qtree *q,
+		       const struct surface *s, struct zip_stats *zs)
+{
+	struct error e;
+	memset(zs, 0, sizeof *zs);
+	if (mesh_build(m, q, s, &e) ||
+	    (o->close_seams && mesh_zip_seams(m, s, zs, &e)))
+		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+}
+
+/* ", N seam triangles" and what was left open, for the summary. */
+static void seam_summary(const struct zip_stats *zs)
+{
+	if (zs->strip + zs->holes)
+		fprintf(stderr, ", %d seam triangles", zs->strip + zs->holes);
+	if (zs->open_edges)
+		fprintf(stderr, ", %ld seam edges left open", zs->open_edges);
+}
+
 static void summary(const struct options *o, const struct where *w,
 		    const struct surface *s, const struct simple_mesh *m,
-		    double seconds)
+		    const struct zip_stats *zs, double seconds)
 {
 	if (o->quiet)
 		return;
@@ -293,8 +315,7 @@ static void summary(const struct options *o, const struct where *w,
 		"vertices, %d triangles (tolerance %g mm", progname, w->name,
 		w->grid, s->w, s->h, s->ncloth, m->nverts, m->ntris,
 		o->tol * 1e3);
-	if (s->nclosed)
-		fprintf(stderr, ", %zu seam vertices closed", s->nclosed);
+	seam_summary(zs);
 	fprintf(stderr, "); %.3f s\n", seconds);
 }
 
@@ -312,7 +333,7 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 	const struct options *o = st->o;
 	struct surface s;
 	struct qtree q;
-	struct error e;
+	struct zip_stats zs;
 	if (st->holding && !o->numbered)
 		die("%s: grid %d: the input holds more than one grid: number the "
 		    "outputs (--output 'frame%%04d.obj') or use --pc2", w->name,
@@ -327,12 +348,11 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 	while (qtree_settle(&q, &s) > 0)
 		passes++;
 	t3 = now_seconds();
-	if (mesh_build(&st->held, &q, &s, &e))
-		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+	build_mesh(o, w, &st->held, &q, &s, &zs);
 	progress("%s: grid %d: surface %.3f s, refinement %.3f s, balance "
 		 "and checks %.3f s (%d passes), mesh %.3f s", w->name, w->grid,
 		 t1 - t0, t2 - t1, t3 - t2, passes, now_seconds() - t3);
-	summary(o, w, &s, &st->held, now_seconds() - t0);
+	summary(o, w, &s, &st->held, &zs, now_seconds() - t0);
 	qtree_free(&q);
 	surface_free(&s);
 	if (o->numbered) {
@@ -366,6 +386,7 @@ struct sequence {
 	struct surface first;      /* grid 0's layout (cells only) */
 	int changed;               /* in this checking pass */
 	struct simple_mesh mesh;
+	struct zip_stats zip;
 	struct outfile pc2;
 	int nframes;
 };
@@ -393,6 +414,10 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 		sq->tree = q;
 		sq->first = s;
 		sq->first.x = NULL;   /* the grid's memory; not kept */
+		sq->first.grid = NULL;
+		sq->first.mask = NULL;
+		sq->first.panel = NULL;
+		sq->first.seam = NULL;
 		return;
 	}
 	qtree_merge(&sq->tree, &q);
@@ -416,11 +441,9 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	struct sequence *sq = arg;
 	const struct options *o = sq->o;
 	struct surface s;
-	struct error e;
 	surface_of(&s, g, w, o);
 	if (w->k == 0) {
-		if (mesh_build(&sq->mesh, &sq->tree, &s, &e))
-			die("%s: grid %d: %s", w->name, w->grid, e.msg);
+		build_mesh(o, w, &sq->mesh, &sq->tree, &s, &sq->zip);
 		if (o->pc2)
 			pc2_header(sq->pc2.f, sq->mesh.nverts, (float)o->start_frame,
 				   1.0f, sq->nframes);
@@ -457,11 +480,13 @@ static void simplify_sequence(const struct options *o, struct input *in,
 	each_grid(in, n, write_frame, &sq);
 	if (o->pc2 && outfile_close(&sq.pc2, &e))
 		die("%s", e.msg);
-	if (!o->quiet)
+	if (!o->quiet) {
 		fprintf(stderr, "%s: one topology for %d grids: %d vertices, %d "
-			"triangles (tolerance %g mm); %.3f s\n", progname,
-			sq.nframes, sq.mesh.nverts, sq.mesh.ntris, o->tol * 1e3,
-			now_seconds() - t0);
+			"triangles (tolerance %g mm", progname, sq.nframes,
+			sq.mesh.nverts, sq.mesh.ntris, o->tol * 1e3);
+		seam_summary(&sq.zip);
+		fprintf(stderr, "); %.3f s\n", now_seconds() - t0);
+	}
 	mesh_free(&sq.mesh);
 	qtree_free(&sq.tree);
 	surface_free(&sq.first);

@@ -3,12 +3,13 @@
  *
  *   surface.c   the full-resolution triangle mesh of a grid: which
  *               triangles exist, which vertices must stay, the positions
- *               (with the seams closed)
  *   quadtree.c  which quadtree nodes are leaves: refinement to the
  *               tolerance, the balance rule, the check of every leaf
  *               against the triangles it will really have
  *   mesh.c      the leaves' triangles as a mesh: vertices, texture
  *               coordinates (pattern positions) and normals
+ *   zip.c       the seams closed: a strip of triangles between the two
+ *               panels' boundaries along each seam
  *
  * The full-resolution mesh is the solver's: cell (i, j) holds the lower
  * triangle (i,j) (i+1,j) (i,j+1) and the upper triangle (i+1,j) (i+1,j+1)
@@ -36,23 +37,26 @@ struct surface {
 	int w, h;              /* vertices */
 	double cell;           /* metres per cell in the pattern */
 	double origin[2];      /* pattern position of vertex (0, 0) */
-	float *x;              /* positions, 3 floats a vertex: the grid's x
-				  (or rest) channel, modified in place where
-				  seams are closed */
+	const float *x;        /* positions, 3 floats a vertex: the grid's x
+				  (or rest) channel */
+	const struct grid *grid;
+	const uint8_t *mask;
+	const uint16_t *panel; /* NULL: one panel */
+	const float *seam;     /* the seam channel, or NULL */
 	uint8_t *cells;        /* (w-1) x (h-1): CELL_LOWER | CELL_UPPER */
 	uint8_t *pinned;       /* w x h: 1 on the vertices of partial cells'
-				  triangles */
+				  triangles (and on seam vertices, when the
+				  seams are closed) */
 	size_t ncloth;         /* cloth vertices */
-	size_t nclosed;        /* seam vertices moved onto their seam */
 	int used_rest;         /* positions came from 'rest' (no 'x') */
 };
 
-/* Reads the channels of grid g into s; positions are g's x channel, or
- * rest when there is no x.  With close_seams, every seam vertex (mask
- * SEAM) moves to the middle between itself and its partner point on the
- * other side of the seam (see surface.c).  Returns 0, or -1 with e set
- * (a missing or mistyped channel, a non-finite position or partner). */
-int surface_init(struct surface *s, struct grid *g, int close_seams,
+/* Reads the channels of grid g into s (which points into g's memory);
+ * positions are g's x channel, or rest when there is no x.  With seams,
+ * seam vertices are pinned, for the seams' strips.  Returns 0, or -1
+ * with e set (a missing or mistyped channel, a non-finite position, a
+ * seam vertex without a partner). */
+int surface_init(struct surface *s, const struct grid *g, int seams,
 		 struct error *e);
 void surface_free(struct surface *s);
 /* The unit normal of the full-resolution surface at grid vertex v: the
@@ -151,5 +155,21 @@ int mesh_build(struct simple_mesh *m, const struct qtree *q,
 /* Positions and normals from another frame of the same layout. */
 void mesh_update(struct simple_mesh *m, const struct surface *s);
 void mesh_free(struct simple_mesh *m);
+
+/* ---- the seams ------------------------------------------------------- */
+struct zip_stats {
+	int chains;            /* boundary runs along a seam, one per side */
+	int strip;             /* triangles joining the two sides of seams */
+	int holes;             /* triangles closing holes where panels meet */
+	long open_edges;       /* seam edges still on the boundary */
+};
+
+/* Closes the seams of mesh m (built over surface s) by construction:
+ * appends the triangles of a strip between the two sides of every seam
+ * and of the small holes where three panels meet (see zip.c).  No vertex
+ * moves; the result is a manifold whose seams' sides share triangles.
+ * Fails when the mesh would have more than INT_MAX triangles. */
+int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
+		   struct zip_stats *st, struct error *e);
 
 #endif

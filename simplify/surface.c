@@ -1,28 +1,13 @@
-/* surface.c - the full-resolution mesh of a grid, and its seams closed.
+/* surface.c - the full-resolution mesh of a grid.
  *
- * Seams.  pleat-resample gives each seam vertex its partner: its mirror
- * image across the seam, a pattern point on the other panel, and the
- * length of cloth between the two, 2d (the seam channel).  A panel's
- * grid stops short of the panel's edge, by d at a seam vertex, so the
- * two panels of a seam are a gap of 2d apart; the solver keeps them so
- * (its seam springs have rest length 2d).  To make the panels meet, a
- * seam vertex moves to the middle of the segment between itself and its
- * partner, which is where the seam runs: the partner's position is the
- * bilinear interpolation of the cloth vertices of its panel around the
- * partner point (the solver's rule, see solve/seam.c).  Both sides of a
- * seam then lie on the same curve.  (Moving instead a distance d along
- * the vertex's own tangent plane towards the partner follows a crease
- * better on resampled, unsolved grids, but is farther off on solved
- * ones, where the solver's straight seam springs set the geometry.)  A
- * seam vertex whose partner point has no cloth around it stays where it
- * is.
+ * The positions are the grid's, untouched: seams are closed by
+ * triangles between the panels (zip.c), not by moving vertices.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "simplify.h"
-#include "seam_link.h"
 #include "vec.h"
 
 static int cloth(uint8_t m)
@@ -130,65 +115,38 @@ void surface_normal(const struct surface *s, size_t v, float out[3])
 
 /* ---- seams ---------------------------------------------------------- */
 
-/* The position of the partner point at pattern point (u, v) of vertex
- * self, by the solver's rule (seam_link.h); 0 when no cloth is there. */
-static int partner_position(const struct grid *g, const uint8_t *mask,
-			    const uint16_t *panel, const float *x,
-			    size_t self, double u, double v, double out[3])
+/* Every seam vertex (mask SEAM) must have a partner point. */
+static int check_partners(const struct grid *g, const uint8_t *mask,
+			  const float *seam, struct error *e)
 {
-	struct seam_link l;
-	if (!seam_partner_stencil(g, mask, panel, self, u, v, &l))
-		return 0;
-	out[0] = out[1] = out[2] = 0;
-	for (int c = 0; c < 4; c++)
-		for (int k = 0; k < 3; k++)
-			out[k] += (double)l.w[c] * x[3 * (size_t)l.corner[c] + k];
-	return 1;
-}
-
-/* Moves every seam vertex to the middle between itself and its partner.
- * All new positions are found first, from the old ones. */
-static int close_seams(struct surface *s, const struct grid *g,
-		       const uint8_t *mask, const uint16_t *panel,
-		       const float *seam, struct error *e)
-{
-	size_t n = grid_vertices(g), cap = 0;
-	size_t *moved = NULL;
-	float (*to)[3] = NULL;
+	size_t n = grid_vertices(g);
 	for (size_t v = 0; v < n; v++) {
-		if (!cloth(mask[v]) || !(mask[v] & MASK_SEAM))
-			continue;
 		const float *q = seam + 3 * v;
-		if (!isfinite(q[0]) || !isfinite(q[1])) {
-			free(moved);
-			free(to);
+		if (cloth(mask[v]) && (mask[v] & MASK_SEAM) &&
+		    !(isfinite(q[0]) && isfinite(q[1])))
 			return error_set(e, "seam vertex (%zu, %zu) has no partner "
 					 "in the 'seam' channel (%g, %g)",
 					 v % (size_t)g->width, v / (size_t)g->width,
 					 (double)q[0], (double)q[1]);
-		}
-		double p[3];
-		if (!partner_position(g, mask, panel, s->x, v, q[0], q[1], p))
-			continue;
-		if (s->nclosed == cap) {
-			cap = cap ? 2 * cap : 1024;
-			moved = xrealloc_array(moved, cap, sizeof *moved);
-			to = xrealloc_array(to, cap, sizeof *to);
-		}
-		for (int k = 0; k < 3; k++)
-			to[s->nclosed][k] = (float)(0.5 * (s->x[3 * v + k] + p[k]));
-		moved[s->nclosed++] = v;
 	}
-	for (size_t k = 0; k < s->nclosed; k++)
-		memcpy(s->x + 3 * moved[k], to[k], sizeof to[k]);
-	free(moved);
-	free(to);
 	return 0;
 }
 
 /* ---- the surface ---------------------------------------------------- */
 
-int surface_init(struct surface *s, struct grid *g, int close,
+/* Seam vertices are pinned too when the seams are to be closed: the
+ * strip between two panels (zip.c) is even only when both sides keep
+ * their boundary vertices (a straight side simplified into long edges
+ * would fan slivers across the other side's staircase). */
+static void pin_seams(struct surface *s)
+{
+	size_t n = (size_t)s->w * (size_t)s->h;
+	for (size_t v = 0; v < n; v++)
+		if (cloth(s->mask[v]) && (s->mask[v] & MASK_SEAM))
+			s->pinned[v] = 1;
+}
+
+int surface_init(struct surface *s, const struct grid *g, int seams,
 		 struct error *e)
 {
 	const struct grid_channel *mc, *pc, *xc, *sc;
@@ -218,6 +176,12 @@ int surface_init(struct surface *s, struct grid *g, int close,
 	s->origin[0] = g->origin[0];
 	s->origin[1] = g->origin[1];
 	s->x = xc->data;
+	s->grid = g;
+	s->mask = mask;
+	s->panel = panel;
+	s->seam = sc ? sc->data : NULL;
+	if (sc && check_partners(g, mask, sc->data, e))
+		return -1;
 	size_t n = grid_vertices(g);
 	for (size_t v = 0; v < n; v++)
 		s->ncloth += cloth(mask[v]);
@@ -225,10 +189,8 @@ int surface_init(struct surface *s, struct grid *g, int close,
 	s->pinned = xmalloc_array((size_t)s->w, (size_t)s->h);
 	find_triangles(s, mask, panel);
 	pin_partial(s);
-	if (close && sc && close_seams(s, g, mask, panel, sc->data, e)) {
-		surface_free(s);
-		return -1;
-	}
+	if (seams && s->seam)
+		pin_seams(s);
 	return 0;
 }
 

@@ -271,7 +271,12 @@ sheet() {
 		echo "$s: $ref | $output"
 		[ "$status" -eq 0 ]
 		[ "$(count "intersecting" "$output")" -eq "$(field brute "$ref")" ]
+		[ "$(count "sharing a grid vertex" "$output")" -eq "$(field shared "$ref")" ]
 		[ "$(count "triangles" "$output")" -eq "$(field triangles "$ref")" ]
+		# the classes add up to the whole
+		sum=$(echo "$output" | sed 's/.*of which \(.* apart\).*/\1/' |
+		      awk -F', ' '{ for (i = 1; i <= NF; i++) { split($i, w, " "); s += w[1] } print s }')
+		[ "$sum" -eq "$(count "intersecting" "$output")" ]
 	done
 	# the crumpled sheet cuts itself, the flat one does not: the test can fail
 	[ "$(field brute "$("$T" intersections "$W/crumple1.grid")")" -gt 50 ]
@@ -279,6 +284,22 @@ sheet() {
 	# --list: a line per pair
 	run pleat-collide -l "$W/crumple1.grid"
 	[ "$(echo "$output" | grep -c '^  intersecting ')" -eq "$(count "intersecting" "${lines[0]}")" ]
+}
+
+@test "pleat-collide's pairs and those sharing a vertex are an independent exact count's" {
+	for s in "crumple 1" "crumple 2" "stack 1"; do
+		set -- $s
+		sheet $1 $2
+		run pleat-collide "$W/$1$2.grid"
+		# the grid's own triangles, as a mesh (tolerance 0: nothing merges
+		# on these sheets)
+		pleat-simplify -q -t 0 --open-seams -o "$W/m.obj" "$W/$1$2.grid"
+		ref=$("$PLEAT_TESTBIN/test_intersect" pairs "$W/m.obj")
+		echo "$s: $ref | $output"
+		[ "$(count "intersecting" "$output")" -eq "$(field pairs "$ref")" ]
+		[ "$(count "sharing a grid vertex" "$output")" -eq "$(field sharing_vertex "$ref")" ]
+		[ "$(field sharing_vertex "$ref")" -gt 0 ]
+	done
 }
 
 @test "pleat-collide counts the vertices inside the body a brute-force test counts" {

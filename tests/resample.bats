@@ -11,6 +11,11 @@ setup() {
 	"$T" square-obj > "$W/square.obj"
 }
 
+# field NAME LINE: the value after word NAME in a "name value ..." line.
+field() {
+	echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
 garments() {
 	local d="$SHARED/berkeley_garments"
 	echo "$d/dress/draped/dress-draped-iso.obj 11"
@@ -175,4 +180,101 @@ garments() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"too large"* ]]
 	[ -z "$output" ]
+}
+
+@test "--smooth: Phong tessellation softens the crease along coarse edges, through the coarse vertices" {
+	"$T" cylinder 8 > "$W/cyl.obj"
+	pleat-resample -s 128 "$W/cyl.obj" > "$W/flat.grid"
+	pleat-resample -s 128 --smooth "$W/cyl.obj" > "$W/smooth.grid"
+	flat=$("$T" facets "$W/flat.grid")
+	smooth=$("$T" facets "$W/smooth.grid")
+	echo "flat: $flat"; echo "smooth: $smooth"
+	# flat strips: no bend inside a coarse triangle, 180/8 degrees across
+	# its edges
+	awk -v i="$(field inside "$flat")" -v a="$(field across "$flat")" \
+		'BEGIN { exit !(i < 0.01 && a > 22.4 && a < 22.6) }'
+	# Phong: less than half the crease, bent inside instead
+	awk -v i="$(field inside "$smooth")" -v a="$(field across "$smooth")" \
+		-v f="$(field across "$flat")" 'BEGIN { exit !(a < f / 2 && i > 0.5) }'
+	# the coarse vertices are on the surface: the grid vertices at the
+	# strips' corners (16 cells a strip, from the 4 cells of padding) are
+	# where the flat surface has them, to float rounding
+	corners() {
+		pleat-grid dump -c rest "$1" | awk '($2 - 4) % 16 == 0 && $3 == 4 {
+			printf "%d %d %.6f %.6f %.6f\n", $2, $3, $4, $5, $6 }'
+	}
+	[ "$(corners "$W/flat.grid" | wc -l)" -eq 9 ]
+	cmp <(corners "$W/flat.grid") <(corners "$W/smooth.grid")
+}
+
+# same-layout A B: the grids of A and B have the same seams, boundaries,
+# panels, ghost band and rest positions.
+same_layout() {
+	for c in seam mask panel rest; do
+		cmp <(pleat-grid dump -c $c "$1") <(pleat-grid dump -c $c "$2") || return 1
+	done
+}
+
+@test "--weld: a garment cut apart into panels gets back the welded original's seams and ghosts" {
+	cut="$ROOT/tests/fixtures/cut-apart.awk"
+	awk -f "$cut" "$ROOT/examples/skirt.obj" > "$W/cut.obj"
+	[ "$(grep -c '^v ' "$W/cut.obj")" -gt "$(grep -c '^v ' "$ROOT/examples/skirt.obj")" ]
+	pleat-resample -s 128 -g 2 "$ROOT/examples/skirt.obj" > "$W/a.grid"
+	# cut apart: no seams at all
+	pleat-resample -s 128 -g 2 "$W/cut.obj" > "$W/b.grid"
+	[ -z "$(pleat-grid dump -c mask "$W/b.grid" | awk '$4 >= 16')" ]
+	run ! same_layout "$W/a.grid" "$W/b.grid"
+	# welded: the original's layout, bit for bit
+	pleat-resample -s 128 -g 2 --weld 0.01 "$W/cut.obj" > "$W/c.grid"
+	same_layout "$W/a.grid" "$W/c.grid"
+	# the panels' copies 0.2 mm apart: welded within 1 mm, not within 0.01
+	awk '/^v / { $2 += 0.0002 * sin(NR); $3 += 0.0002 * cos(NR) } { print }' \
+		"$W/cut.obj" > "$W/jitter.obj"
+	pleat-resample -s 128 -g 2 --weld 1 "$W/jitter.obj" > "$W/d.grid"
+	cmp <(pleat-grid dump -c seam "$W/a.grid") <(pleat-grid dump -c seam "$W/d.grid")
+	cmp <(pleat-grid dump -c mask "$W/a.grid") <(pleat-grid dump -c mask "$W/d.grid")
+	pleat-resample -s 128 -g 2 --weld 0.01 "$W/jitter.obj" > "$W/e.grid"
+	run ! cmp <(pleat-grid dump -c mask "$W/a.grid") <(pleat-grid dump -c mask "$W/e.grid")
+}
+
+@test "--weld on the real garments cut apart: the welded originals' seams, darts and sleeves too" {
+	need_shared
+	garments | while read -r g _; do
+		awk -f "$ROOT/tests/fixtures/cut-apart.awk" "$g" > "$W/cut.obj"
+		pleat-resample -s 256 -g 1 "$g" > "$W/a.grid"
+		pleat-resample -s 256 -g 1 --weld 0.01 "$W/cut.obj" > "$W/c.grid"
+		same_layout "$W/a.grid" "$W/c.grid"
+	done
+}
+
+@test "--weld: bad values are usage errors; frames must keep their vertices" {
+	for v in -1 x ""; do
+		run --separate-stderr pleat-resample --weld "$v" "$W/square.obj"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+	done
+	awk -f "$ROOT/tests/fixtures/cut-apart.awk" "$ROOT/examples/skirt.obj" > "$W/cut.obj"
+	run --separate-stderr pleat-resample -s 64 --weld 0.01 -o "$W/seq.grid" \
+		"$W/cut.obj" "$ROOT/examples/skirt.obj"
+	[ "$status" -eq 1 ]
+	[ ! -e "$W/seq.grid" ]
+	[[ "$stderr" == *"skirt.obj: it has 112 vertices, $W/cut.obj 126: --weld needs the same vertices in every frame"* ]]
+}
+
+@test "the rest surface has no intersections the coarse mesh lacks: sharp folds rounded to the cell" {
+	need_shared
+	# the draped dress's knife pleats: grid triangles cutting across folds
+	# of 170 to 180 degrees pass through each other unless rounded
+	g="$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj"
+	run --separate-stderr pleat-resample --progress -s 512 -o "$W/dress.grid" "$g"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	line=$(echo "$stderr" | grep 'at sharp folds')
+	[ "$(echo "$line" | sed 's/.*: \([0-9]*\) intersecting.*/\1/')" -gt 0 ]
+	# moved by less than a cell (5 mm at this size)
+	mm=$(echo "$line" | sed 's/.*at most \([0-9.e+-]*\) mm.*/\1/')
+	awk -v m="$mm" 'BEGIN { exit !(m > 0 && m < 5) }'
+	run pleat-collide "$W/dress.grid"
+	echo "$output"
+	[[ "$output" == *" 0 intersecting triangle pairs"* ]]
 }

@@ -65,8 +65,8 @@ pairs() {
 
 # The draped dress of the Berkeley Garment Library at --size 1024 (135K
 # cloth vertices, cell 2.5 mm, so R = 2 mm), 64 iterations.  pleat-collide
-# counts every intersecting triangle pair, but vertex repulsion cannot
-# prevent them all: a pair whose corners are grid neighbours (within the
+# counts every intersecting triangle pair (those sharing a corner too),
+# but vertex repulsion cannot prevent them all: a pair whose corners are grid neighbours (within the
 # 5 x 5 square, or across a seam) never repels, by design (collide.h), so
 # the tight folds the solve makes near seams and panel edges leave such
 # pairs with or without --self.  test_self far counts the pairs that are

@@ -34,7 +34,7 @@ installed_except() {
 @test "-l: each set holds the one before it; the build's is what the README says" {
 	run "$ROOT/setup" -l build
 	[ "$status" -eq 0 ]
-	[ "$(echo $output)" = "make gcc g++ libc6-dev libxxhash-dev libpng-dev" ]
+	[ "$(echo $output)" = "make gcc g++ libc6-dev libxxhash-dev libpng-dev libgmp-dev" ]
 	build=$output
 	run "$ROOT/setup" -l test
 	[[ $output == "$build"$'\n'* ]]
@@ -80,7 +80,7 @@ installed_except() {
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "setup: apt-get is not here: this script installs packages on Debian and Ubuntu only." ]
 	[ "${lines[1]}" = "setup: install these (Debian names) with your system's package manager, then run make:" ]
-	[ "$(echo ${lines[@]:2})" = "make gcc g++ libc6-dev libxxhash-dev libpng-dev" ]
+	[ "$(echo ${lines[@]:2})" = "make gcc g++ libc6-dev libxxhash-dev libpng-dev libgmp-dev" ]
 	installed_except libxxhash-dev
 	fake id 'echo 1000'
 	fake apt-get 'exit 0'

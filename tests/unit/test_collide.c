@@ -54,7 +54,9 @@
  *        with more than K pairs, L the long-range block pairs, H a hash of
  *        all lists)
  *   test_collide intersections GRID   intersecting triangle pairs of x
- *        by testing every pair: "triangles T brute N"
+ *        by testing every pair: "triangles T brute N shared S" (N all
+ *        of them, S those sharing a corner, whose edges opposite it are
+ *        tested against the other triangle)
  *   test_collide inside GRID BODY TOL   cloth vertices of x deeper than
  *        TOL inside BODY, by the exact winding number and a loop over
  *        every triangle: "inside N"
@@ -810,24 +812,35 @@ static int intersections(const char *path)
 	uint32_t *tri;
 	size_t nt = grid_triangles(g.width, g.height, channel(&g, "mask", GRID_U8, 1),
 				   channel(&g, "panel", GRID_U16, 1), &tri);
-	size_t count = 0;
-	#pragma omp parallel for schedule(dynamic, 16) reduction(+:count)
+	size_t count = 0, adjacent = 0;
+	#pragma omp parallel for schedule(dynamic, 16) reduction(+:count, adjacent)
 	for (long t = 0; t < (long)nt; t++)
 		for (size_t u = (size_t)t + 1; u < nt; u++) {
-			int shared = 0;
+			int shared = 0, st = -1, su = -1;
 			for (int a = 0; a < 3; a++)
 				for (int b = 0; b < 3; b++)
-					shared |= tri[3 * t + a] == tri[3 * u + b];
-			if (shared)
-				continue;
+					if (tri[3 * t + a] == tri[3 * u + b]) {
+						shared++;
+						st = a;
+						su = b;
+					}
 			const float *pt[3], *pu[3];
 			for (int a = 0; a < 3; a++) {
 				pt[a] = x + 3 * (size_t)tri[3 * t + a];
 				pu[a] = x + 3 * (size_t)tri[3 * u + a];
 			}
-			count += triangles_intersect(pt, pu);
+			if (shared == 0) {
+				count += triangles_intersect(pt, pu);
+			} else if (shared == 1) {
+				int cross = segment_crosses_triangle(
+					pt[(st + 1) % 3], pt[(st + 2) % 3], pu[0], pu[1], pu[2]) ||
+					segment_crosses_triangle(pu[(su + 1) % 3],
+						pu[(su + 2) % 3], pt[0], pt[1], pt[2]);
+				count += cross;
+				adjacent += cross;
+			}
 		}
-	printf("triangles %zu brute %zu\n", nt, count);
+	printf("triangles %zu brute %zu shared %zu\n", nt, count, adjacent);
 	free(tri);
 	grid_free(&g);
 	return 0;

@@ -9,6 +9,17 @@
  *                                      vertices of the square inside, area
  *   test_resample seams FILE PERCENT   seam partner symmetry
  *   test_resample panels FILE          panel ids in use
+ *   test_resample cylinder N           half a cylinder of radius 0.1 m
+ *                                      and length 0.2 m made of N flat
+ *                                      strips of two triangles, its
+ *                                      pattern the unrolled rectangle
+ *   test_resample facets FILE          the largest angle between the
+ *                                      normals of neighbouring grid
+ *                                      triangles (of the first grid's
+ *                                      positions), over edges whose two
+ *                                      triangles lie on one coarse
+ *                                      triangle and over the others, in
+ *                                      degrees: "inside A across B"
  */
 #include <math.h>
 #include <stdio.h>
@@ -160,6 +171,102 @@ static int panels(const char *path)
 	return 0;
 }
 
+static int cylinder(int n)
+{
+	const double r = 0.1, len = 0.2, pi = 3.14159265358979323846;
+	for (int k = 0; k <= n; k++)
+		for (int e = 0; e < 2; e++) {
+			double a = pi * k / n;
+			printf("v %.17g %.17g %.17g\n", r * cos(a), r * sin(a), e * len);
+		}
+	/* the chord of a strip in the pattern: the unrolled flat triangles */
+	double chord = 2 * r * sin(pi / (2 * n));
+	for (int k = 0; k <= n; k++)
+		for (int e = 0; e < 2; e++)
+			printf("vt %.17g %.17g\n", chord * k, e * len);
+	for (int k = 0; k < n; k++) {
+		int a = 2 * k + 1, b = a + 1, c = a + 2, d = a + 3;
+		printf("f %d/%d %d/%d %d/%d\n", a, a, c, c, d, d);
+		printf("f %d/%d %d/%d %d/%d\n", a, a, d, d, b, b);
+	}
+	return 0;
+}
+
+/* The unit normal of grid triangle a b c. */
+static void tri_normal(const float *x, size_t a, size_t b, size_t c,
+		       double n[3])
+{
+	double e1[3], e2[3], len = 0;
+	for (int k = 0; k < 3; k++) {
+		e1[k] = (double)x[3 * b + k] - x[3 * a + k];
+		e2[k] = (double)x[3 * c + k] - x[3 * a + k];
+	}
+	n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+	n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+	n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+	for (int k = 0; k < 3; k++)
+		len += n[k] * n[k];
+	for (int k = 0; k < 3; k++)
+		n[k] /= sqrt(len);
+}
+
+/* The solver's triangles of cell (i, j), lower and upper, when all their
+ * corners are inside; the angle between neighbours across each of the
+ * cell's diagonal and its right and top edges. */
+static int facets(const char *path)
+{
+	struct grid g;
+	load(path, &g);
+	const struct grid_channel *xc = grid_find_typed(&g, "x", GRID_F32, 3);
+	if (!xc)
+		xc = grid_find_typed(&g, "rest", GRID_F32, 3);
+	const uint8_t *mask = grid_find(&g, "mask")->data;
+	const int32_t *tri = grid_find(&g, "tri")->data;
+	const float *x = xc->data;
+	size_t w = (size_t)g.width, h = (size_t)g.height;
+	double inside = 0, across = 0;
+	/* triangles as (corners), -1 when absent: lower (i,j) (i+1,j) (i,j+1),
+	 * upper (i+1,j) (i+1,j+1) (i,j+1) */
+	for (size_t j = 0; j + 2 < h; j++)
+		for (size_t i = 0; i + 2 < w; i++) {
+			size_t v = j * w + i;
+			/* lower of (i,j) with upper of (i,j): diagonal;
+			 * upper of (i,j) with lower of (i+1,j): right edge;
+			 * upper of (i,j) with lower of (i,j+1): top edge */
+			size_t t[4][3] = {{v, v + 1, v + w}, {v + 1, v + w + 1, v + w},
+					  {v + 1, v + 2, v + w + 1},
+					  {v + w, v + w + 1, v + 2 * w}};
+			int ok[4];
+			for (int q = 0; q < 4; q++) {
+				ok[q] = 1;
+				for (int c = 0; c < 3; c++)
+					ok[q] &= (mask[t[q][c]] & (MASK_INSIDE | MASK_GHOST)) ==
+						 MASK_INSIDE;
+			}
+			static const int pairs[3][2] = {{0, 1}, {1, 2}, {1, 3}};
+			for (int p = 0; p < 3; p++) {
+				const size_t *a = t[pairs[p][0]], *b = t[pairs[p][1]];
+				if (!ok[pairs[p][0]] || !ok[pairs[p][1]])
+					continue;
+				double na[3], nb[3];
+				tri_normal(x, a[0], a[1], a[2], na);
+				tri_normal(x, b[0], b[1], b[2], nb);
+				double d = na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2];
+				double ang = acos(d > 1 ? 1 : d < -1 ? -1 : d) * 180 / 3.14159265358979323846;
+				int one = 1;
+				for (int c = 0; c < 3; c++)
+					one &= tri[a[c]] == tri[a[0]] && tri[b[c]] == tri[a[0]];
+				if (one)
+					inside = ang > inside ? ang : inside;
+				else
+					across = ang > across ? ang : across;
+			}
+		}
+	printf("inside %.4f across %.4f\n", inside, across);
+	grid_free(&g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -171,6 +278,11 @@ int main(int argc, char **argv)
 		return seams(argv[2], atof(argv[3]));
 	if (argc > 2 && strcmp(cmd, "panels") == 0)
 		return panels(argv[2]);
-	fprintf(stderr, "usage: test_resample square-obj|square-check|seams|panels\n");
+	if (argc > 2 && strcmp(cmd, "cylinder") == 0)
+		return cylinder(atoi(argv[2]));
+	if (argc > 2 && strcmp(cmd, "facets") == 0)
+		return facets(argv[2]);
+	fprintf(stderr, "usage: test_resample square-obj|square-check|seams|"
+		"panels|cylinder|facets\n");
 	return 2;
 }

@@ -1,7 +1,8 @@
 /* test_self - measurements for tests/self.bats.
  *
  *   test_self far GRID   the intersecting triangle pairs of the first
- *        grid's positions (x, or rest when it has no x), and how many of
+ *        grid's positions (x, or rest when it has no x), those sharing a
+ *        corner included (as pleat-collide counts them), and how many of
  *        them are "far": no corner of one triangle is a grid neighbour of
  *        a corner of the other by collide_excluded's rule.  Only far pairs
  *        are the repulsion's to prevent: a pair with a corner in the other
@@ -56,6 +57,7 @@ static int far(const char *path)
 	for (size_t q = 0; q < n; q++)
 		nfar += !near_pair(pr.site, tri + 3 * (size_t)pairs[2 * q],
 				   tri + 3 * (size_t)pairs[2 * q + 1]);
+	n += count_adjacent_intersections(x->data, tri, nt, NULL);
 	printf("intersecting %zu far %zu\n", n, nfar);
 	free(tri);
 	free(pairs);

@@ -10,12 +10,16 @@
  *   test_simplify add-x FILE A W       FILE's grids with x = rest plus a
  *                                      bump field of A mm and wavelength
  *                                      W mm, continuous in 3D
- *   test_simplify check GRID OBJ TOL   the mesh against the grid: see
+ *   test_simplify check GRID OBJ TOL [K]
+ *                                      the mesh against the grid: see
  *                                      check() below; fails when a grid
- *                                      vertex is farther than TOL mm
- *   test_simplify seams GRID OBJ       how far the mesh's seam vertices
- *                                      are from the mesh boundary of the
- *                                      panel across the seam
+ *                                      vertex is farther than TOL mm; the
+ *                                      last K triangles join the seams
+ *   test_simplify seams GRID OBJ K     whether the seams are closed (the
+ *                                      last K triangles join them): seam
+ *                                      edges left on the boundary, seam
+ *                                      vertices joined to no vertex of
+ *                                      the panel across
  *   test_simplify pc2 FILE OBJ...      a PC2 cache holds the positions of
  *                                      the meshes, one sample each
  *
@@ -382,14 +386,12 @@ struct deviation {
 
 /* Every grid vertex of the full mesh against the mesh triangle that
  * covers its pattern position: the distance between its position and
- * the triangle's point there.  Seam vertices, which the mesh moves onto
- * the seam on purpose, are left out. */
+ * the triangle's point there. */
 static void deviation(const struct grid *g, const struct full *f,
 		      const struct obj_mesh *m, const long *at,
 		      struct deviation *d)
 {
 	const float *x = positions(g);
-	const uint8_t *mask = channel(g, "mask", GRID_U8, 1);
 	long w = g->width;
 	size_t n = grid_vertices(g);
 	char *done = calloc(n, 1);
@@ -419,8 +421,6 @@ static void deviation(const struct grid *g, const struct full *f,
 				if (done[v] || !covers((const double (*)[2])tv, i, j, l))
 					continue;
 				done[v] = 1;
-				if (mask[v] & MASK_SEAM)
-					continue;
 				for (int k = 0; k < 3; k++) {
 					double p = 0;
 					for (int c = 0; c < 3; c++)
@@ -435,8 +435,8 @@ static void deviation(const struct grid *g, const struct full *f,
 	free(done);
 }
 
-/* Mesh vertices are at their grid vertex's position, bit for bit, but
- * seam vertices, which may move; the largest move is returned. */
+/* Mesh vertices are at their grid vertex's position, bit for bit, seam
+ * vertices too; the largest move of a seam vertex is returned. */
 static long wrong_positions(const struct grid *g, const struct obj_mesh *m,
 			    const long *at, double *seam_moved)
 {
@@ -452,8 +452,7 @@ static long wrong_positions(const struct grid *g, const struct obj_mesh *m,
 		}
 		if (mask[at[k]] & MASK_SEAM)
 			*seam_moved = fmax(*seam_moved, sqrt(d2));
-		else
-			wrong += d2 != 0;
+		wrong += d2 != 0;
 	}
 	return wrong;
 }
@@ -476,7 +475,18 @@ static long bad_normals(const char *path, int nv)
 	return bad + (n != nv);
 }
 
-static int check(const char *grid_path, const char *obj_path, double tol_mm)
+static void no_edge(int a, int b, void *arg)
+{
+	(void)a;
+	(void)b;
+	(void)arg;
+}
+
+/* The panels' triangles (all but the last nseam) must be the full
+ * mesh's surface within the tolerance, with its boundary; all of them
+ * together a manifold. */
+static int check(const char *grid_path, const char *obj_path, double tol_mm,
+		 int nseam)
 {
 	struct grid g;
 	struct obj_mesh m;
@@ -484,11 +494,15 @@ static int check(const char *grid_path, const char *obj_path, double tol_mm)
 	struct deviation d;
 	load(grid_path, &g);
 	load_mesh(obj_path, &m);
+	if (nseam < 0 || nseam > m.ntri)
+		fail("more seam triangles than triangles");
 	long *at = grid_vertex_of(&g, &m);
 	full_mesh(&g, &f);
 	struct boundary_cover bc = {&g, at, &f,
 				    calloc(grid_vertices(&g) * 3, 1), 0, 0};
-	long bad_edges = edges(&m, cover_edge, &bc);
+	long bad_edges = edges(&m, no_edge, NULL);
+	m.ntri -= nseam;
+	bad_edges += edges(&m, cover_edge, &bc);
 	long uncovered_boundary = 0;
 	for (size_t s = 0; s < grid_vertices(&g) * 3; s++)
 		uncovered_boundary += f.faces[s] == 1 && !bc.covered[s];
@@ -505,6 +519,7 @@ static int check(const char *grid_path, const char *obj_path, double tol_mm)
 	if (!(cond)) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); ok = 0; }
 	EXPECT(bad_edges == 0, "%ld edges with more than two triangles or "
 	       "two in one direction", bad_edges);
+	m.ntri += nseam;
 	EXPECT(bc.bad == 0, "%ld boundary edges not on the full mesh's "
 	       "boundary (or covering it twice)", bc.bad);
 	EXPECT(uncovered_boundary == 0, "%ld boundary edges of the full mesh "
@@ -531,33 +546,39 @@ static int check(const char *grid_path, const char *obj_path, double tol_mm)
 
 /* ---- seams ------------------------------------------------------------- */
 
-static double segment_distance(const double *p, const double *a,
-			       const double *b)
-{
-	double ab[3], ap[3], t = 0, len2 = 0, d2 = 0;
-	for (int k = 0; k < 3; k++) {
-		ab[k] = b[k] - a[k];
-		ap[k] = p[k] - a[k];
-		t += ab[k] * ap[k];
-		len2 += ab[k] * ab[k];
-	}
-	t = len2 > 0 ? fmin(1, fmax(0, t / len2)) : 0;
-	for (int k = 0; k < 3; k++)
-		d2 += (ap[k] - t * ab[k]) * (ap[k] - t * ab[k]);
-	return sqrt(d2);
-}
-
-struct boundary_list {
-	int (*e)[2];
-	long n;
+struct boundary_mark {
+	const long *at;
+	const uint16_t *panel;
+	const int *across;   /* per mesh vertex: the panel across its seam */
+	long open;           /* boundary edges along one seam */
+	char *on_boundary;   /* per mesh vertex */
+	long long *keys;     /* the boundary edges, a * 2^31 + b */
+	long nkeys;
+	const struct boundary_mark *panels;   /* the panels' boundary */
 };
 
-static void keep_edge(int a, int b, void *arg)
+static int key_order(const void *x, const void *y)
 {
-	struct boundary_list *l = arg;
-	l->e = realloc(l->e, (size_t)(l->n + 1) * sizeof *l->e);
-	l->e[l->n][0] = a;
-	l->e[l->n++][1] = b;
+	long long a = *(const long long *)x, b = *(const long long *)y;
+	return (a > b) - (a < b);
+}
+
+/* A boundary edge is open along a seam when it is an edge of the panels'
+ * boundary and its two ends are seam vertices of one panel with the
+ * same panel across. */
+static void mark_edge(int a, int b, void *arg)
+{
+	struct boundary_mark *bm = arg;
+	long long key = (long long)a << 31 | b;
+	bm->on_boundary[a] = bm->on_boundary[b] = 1;
+	bm->keys = realloc(bm->keys, (size_t)(bm->nkeys + 1) * sizeof *bm->keys);
+	bm->keys[bm->nkeys++] = key;
+	if (!bm->panels || !bsearch(&key, bm->panels->keys,
+				    (size_t)bm->panels->nkeys, sizeof key,
+				    key_order))
+		return;
+	bm->open += bm->across[a] >= 0 && bm->across[a] == bm->across[b] &&
+		    bm->panel[bm->at[a]] == bm->panel[bm->at[b]];
 }
 
 /* The panel of the cloth vertex nearest to pattern point (u, v). */
@@ -584,14 +605,18 @@ static int panel_at(const struct grid *g, double u, double v)
 	return p;
 }
 
-/* For every mesh vertex on a seam: its distance to the nearest boundary
- * edge of the mesh in the panel across the seam; their mean and largest
- * (in cells) and how many are farther than a quarter of a cell. */
-static int seams(const char *grid_path, const char *obj_path)
+/* Whether the seams are closed.  A seam vertex (mask SEAM) on the
+ * boundary of its panel's triangles (all but the last nseam) is joined
+ * when some triangle holds it and a vertex of the panel across the seam
+ * (the panel at its partner point); an unjoined one off the mesh's
+ * boundary would be a hole.  A seam is open where a boundary edge of
+ * the panels stays on the mesh's boundary between two seam vertices of
+ * one panel with one panel across.  Seams of a panel with itself are
+ * counted apart. */
+static int seams(const char *grid_path, const char *obj_path, int nseam)
 {
 	struct grid g;
 	struct obj_mesh m;
-	struct boundary_list b = {NULL, 0};
 	load(grid_path, &g);
 	load_mesh(obj_path, &m);
 	long *at = grid_vertex_of(&g, &m);
@@ -600,31 +625,53 @@ static int seams(const char *grid_path, const char *obj_path)
 	const float *seam = channel(&g, "seam", GRID_F32, 3);
 	if (!seam || !panel)
 		fail("the grid has no seam or panel channel");
-	if (edges(&m, keep_edge, &b))
+	int *across = malloc((size_t)m.nv * sizeof *across);
+	char *joined = calloc((size_t)m.nv, 1);
+	long n = 0, self = 0, unjoined = 0, inside = 0, on_boundary = 0;
+	for (int k = 0; k < m.nv; k++)
+		across[k] = mask[at[k]] & MASK_SEAM ?
+			    panel_at(&g, seam[3 * at[k]], seam[3 * at[k] + 1]) : -1;
+	struct boundary_mark pb = {at, panel, across, 0, calloc((size_t)m.nv, 1),
+				   NULL, 0, NULL};
+	struct boundary_mark bm = {at, panel, across, 0, calloc((size_t)m.nv, 1),
+				   NULL, 0, &pb};
+	if (nseam < 0 || nseam > m.ntri)
+		fail("more seam triangles than triangles");
+	m.ntri -= nseam;
+	edges(&m, mark_edge, &pb);
+	m.ntri += nseam;
+	qsort(pb.keys, (size_t)pb.nkeys, sizeof *pb.keys, key_order);
+	if (edges(&m, mark_edge, &bm))
 		fail("the mesh is not a manifold");
-	double max = 0, sum = 0;
-	long n = 0, far = 0;
+	for (int t = 0; t < m.ntri; t++)
+		for (int c = 0; c < 3; c++)
+			for (int o = 0; o < 3; o++) {
+				int v = m.tri_v[t][c], w = m.tri_v[t][o];
+				if (across[v] >= 0 && panel[at[w]] == across[v] &&
+				    across[v] != panel[at[v]])
+					joined[v] = 1;
+			}
 	for (int k = 0; k < m.nv; k++) {
-		if (!(mask[at[k]] & MASK_SEAM))
+		if (across[k] < 0 || !pb.on_boundary[k])
 			continue;
-		int across = panel_at(&g, seam[3 * at[k]], seam[3 * at[k] + 1]);
-		double best = 1e30;
-		for (long e = 0; e < b.n; e++)
-			if (panel[at[b.e[e][0]]] == across)
-				best = fmin(best, segment_distance(m.v[k],
-					    m.v[b.e[e][0]], m.v[b.e[e][1]]));
-		if (best < 1e30) {
-			far += best > 0.25 * g.cell;
-			max = fmax(max, best);
-			sum += best;
-			n++;
+		if (across[k] == panel[at[k]]) {
+			self++;
+			continue;
 		}
+		n++;
+		unjoined += !joined[k];
+		inside += !joined[k] && !bm.on_boundary[k];
+		on_boundary += bm.on_boundary[k];
 	}
-	printf("seam_vertices %ld mean_cells %.4f max_cells %.4f "
-	       "over_quarter_cell %ld mean_mm %.6f max_mm %.6f\n", n,
-	       n ? sum / n / g.cell : 0, max / g.cell, far,
-	       n ? sum / n * 1e3 : 0, max * 1e3);
-	free(b.e);
+	printf("seam_vertices %ld unjoined %ld unjoined_inside %ld open_edges %ld "
+	       "on_boundary %ld self_seam_vertices %ld\n", n, unjoined, inside,
+	       bm.open, on_boundary, self);
+	free(bm.on_boundary);
+	free(pb.on_boundary);
+	free(bm.keys);
+	free(pb.keys);
+	free(across);
+	free(joined);
 	free(at);
 	obj_free(&m);
 	grid_free(&g);
@@ -696,9 +743,10 @@ int main(int argc, char **argv)
 	if (argc > 4 && strcmp(cmd, "add-x") == 0)
 		return add_x(argv[2], atof(argv[3]) * 1e-3, atof(argv[4]) * 1e-3);
 	if (argc > 4 && strcmp(cmd, "check") == 0)
-		return check(argv[2], argv[3], atof(argv[4]));
-	if (argc > 3 && strcmp(cmd, "seams") == 0)
-		return seams(argv[2], argv[3]);
+		return check(argv[2], argv[3], atof(argv[4]),
+			     argc > 5 ? atoi(argv[5]) : 0);
+	if (argc > 4 && strcmp(cmd, "seams") == 0)
+		return seams(argv[2], argv[3], atoi(argv[4]));
 	if (argc > 3 && strcmp(cmd, "pc2") == 0)
 		return pc2(argv[2], argv + 3, argc - 3);
 	fprintf(stderr, "usage: test_simplify flat|sine|add-x|check|seams|pc2\n");
