@@ -19,6 +19,13 @@ static const int ring[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1
  * fraction of the mesh's size. */
 #define REST_TOL 1e-5
 
+/* pleat-resample rounds the few sharp folds its grid cannot follow
+ * (resample/untangle.c): the rest of those vertices lies up to about a
+ * cell off the mesh.  A few such vertices, within this many cells, are
+ * the resampler's; a wrong frame moves nearly every vertex. */
+#define ROUNDED_CELLS 2.0
+#define ROUNDED_SHARE 0.01
+
 static const void *need(const struct grid *g, const char *gname,
 			const char *name, enum grid_type t, int comps,
 			const char *hint, struct error *e)
@@ -119,17 +126,29 @@ typedef double offset_fn(const struct surface *s, const struct obj_mesh *m,
 /* The first cloth vertex, in row order, whose offset is not within tol:
  * its index, with the offset in *off; -1 when there is none.  Rows are
  * checked in parallel, the first one found afterwards. */
+/* How many cloth vertices have an offset not within tol, of *cloth. */
+static long count_beyond(const struct surface *s, const struct obj_mesh *m,
+			 offset_fn *f, double tol, long *cloth)
+{
+	long bad = 0, n = 0;
+	#pragma omp parallel for schedule(static) reduction(+:bad, n)
+	for (int j = 0; j < s->h; j++)
+		for (int i = 0; i < s->w; i++)
+			if (s->mask[(size_t)j * s->w + i] & MASK_INSIDE) {
+				n++;
+				bad += !(f(s, m, i, j) <= tol);
+			}
+	*cloth = n;
+	return bad;
+}
+
 static long first_beyond(const struct surface *s, const struct obj_mesh *m,
 			 offset_fn *f, double tol, double *off)
 {
-	long bad = 0;
-	#pragma omp parallel for schedule(static) reduction(+:bad)
+	long cloth;
+	if (count_beyond(s, m, f, tol, &cloth) == 0)
+		return -1;
 	for (int j = 0; j < s->h; j++)
-		for (int i = 0; i < s->w; i++)
-			if ((s->mask[(size_t)j * s->w + i] & MASK_INSIDE) &&
-			    !(f(s, m, i, j) <= tol))
-				bad++;
-	for (int j = 0; bad && j < s->h; j++)
 		for (int i = 0; i < s->w; i++)
 			if ((s->mask[(size_t)j * s->w + i] & MASK_INSIDE) &&
 			    !((*off = f(s, m, i, j)) <= tol))
@@ -199,6 +218,9 @@ static int check_rest(const struct surface *s, const char *gname,
 		}
 	double tol = REST_TOL * (hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]),
 				       hi[2] - lo[2]) + big);
+	long cloth, rounded = count_beyond(s, m, rest_offset, tol, &cloth);
+	if (rounded <= ROUNDED_SHARE * cloth)
+		tol = fmax(tol, ROUNDED_CELLS * s->g->cell);
 	long v = first_beyond(s, m, rest_offset, tol, &off);
 	if (v >= 0)
 		return error_set(e, "%s: the coarse surface (rest) at vertex "

@@ -225,10 +225,11 @@ int main(int argc, char **argv)
 		struct untangle_stats us;
 		rest_untangle(&l.grid, &us);
 		if (us.after)
-			warnx("%s: the rest surface keeps %zu intersecting triangle "
-			      "pairs (of %zu) after %d rounds of rounding its folds",
-			      files[k], us.after, us.before, us.rounds);
-		if (us.before)
+			warnx("%s: the rest surface has %zu intersecting triangle "
+			      "pairs that rounding its folds does not remove (does "
+			      "the mesh intersect itself?); left as sampled",
+			      files[k], us.after);
+		else if (us.before)
 			progress("%s: %zu intersecting triangle pairs at sharp folds: "
 				 "%zu vertices moved, at most %.3g mm, %d rounds", files[k],
 				 us.before, us.moved, us.max_move * 1e3, us.rounds);

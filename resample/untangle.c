@@ -14,7 +14,10 @@
  * intersecting pair move to the mean of their neighbours along the grid
  * (those of their panel), all at once, and the pairs are counted again,
  * until none is left or REST_ROUNDS rounds have passed.  Only the
- * vertices of intersecting pairs move, by about a cell at most. */
+ * vertices of intersecting pairs move, by about a cell at most.  Where
+ * rounding cannot remove them all (a coarse mesh that intersects itself,
+ * folded or zero-area triangles), the rest is left as sampled: the
+ * rounding would move many vertices and fix nothing the input lacks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,10 @@ void rest_untangle(struct grid *g, struct untangle_stats *st)
 		for (size_t v = 0; v < n; v++)
 			if (marked[v])
 				memcpy(x + 3 * v, to[v], sizeof to[v]);
+	}
+	if (orig && st->after) {
+		memcpy(x, orig, n * 3 * sizeof(float));
+		st->after = st->before;
 	}
 	for (size_t v = 0; orig && v < n; v++) {
 		double d2 = 0;
