@@ -139,10 +139,12 @@ static void rotate(struct problem *p)
 	p->next = t;
 }
 
-static void emit(solve_listener listen, void *arg, int it,
-		 const struct check *k, double step, double t0, int accepted)
+static void emit(solve_listener listen, void *arg, int it, int budget,
+		 const struct check *k, double step, double t0, int accepted,
+		 const struct converge *conv)
 {
-	struct solve_event ev = {it, *k, step, now_seconds() - t0, accepted};
+	struct solve_event ev = {it, budget, *k, step, now_seconds() - t0,
+				 accepted, conv, 0};
 	if (listen)
 		listen(&ev, arg);
 }
@@ -213,6 +215,8 @@ static void finish(struct solve_result *res, int it, const struct check *good,
 {
 	res->iterations = it;
 	res->k = *good;
+	res->conv.e = good->energy;
+	res->conv.r = good->residual;
 	res->step = step;
 	res->seconds = now_seconds() - t0;
 	pcg_free(pcg);
@@ -241,7 +245,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	if ((dev && dev->put(dev->s, p->x, why, sizeof why)) ||
 	    backend_check(p, dev, &good, why, sizeof why))
 		goto failed;
-	emit(listen, arg, 0, &good, step, t0, 1);
+	converge_init(&res->conv, sp->tolerance, good.energy, good.residual);
+	emit(listen, arg, 0, sp->iterations, &good, step, t0, 1, &res->conv);
 	if (!isfinite(good.energy)) {
 		finish(res, 0, &good, step, t0, &pcg);
 		return error_set(e, "the energy at the starting point is not "
@@ -260,11 +265,15 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			goto failed;
 		int ok = isfinite(k.energy) &&
 			 k.energy <= good.energy + good.noise + k.noise;
-		emit(listen, arg, it, &k, step, t0, ok);
+		int met = ok && converge_update(&res->conv, &k);
+		emit(listen, arg, it, sp->iterations, &k, step, t0, ok,
+		     &res->conv);
 		if (ok) {
 			if (backend_keep(p, dev, why, sizeof why))
 				goto failed;
 			good = k;
+			if (met)
+				break;
 			continue;
 		}
 		if (backend_restore(p, dev, why, sizeof why))
@@ -285,7 +294,10 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	}
 	if (dev && dev->get(dev->s, p->x, why, sizeof why))
 		goto failed;
-	finish(res, sp->iterations, &good, step, t0, &pcg);
+	if (it <= sp->iterations)
+		res->stop = STOP_TOLERANCE;
+	finish(res, it <= sp->iterations ? it : sp->iterations, &good, step,
+	       t0, &pcg);
 	return 0;
 failed:
 	finish(res, 0, &good, step, t0, &pcg);
