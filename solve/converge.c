@@ -62,3 +62,67 @@ double converge_relative_residual(const struct converge *c)
 {
 	return c->r0 > 0 ? c->r / c->r0 : 0;
 }
+
+/* ---- --rho auto: Chebyshev's radius from the observed convergence ---
+ *
+ * The outer Chebyshev acceleration needs the spectral radius rho of the
+ * plain iteration; the best value grows with the resolution (0.992 is
+ * right for a few thousand vertices, 0.9995 for a 64 x 64 sheet hanging
+ * from flat).  Read from the energy: with the error shrinking by sigma
+ * per iteration, the decrease between checks shrinks by sigma^(2 n), n
+ * iterations a check.  The first estimate is the plain iterations' rate
+ * over the last two checks of the delay (rho = sigma, an estimate from
+ * below: the slowest modes have not yet taken over).  Then, in the
+ * adaptive procedure of Hageman and Young (Applied Iterative Methods,
+ * 1981, ch. 5-6), whenever the accelerated iterations converge more
+ * slowly than the estimate predicts (sqrt(omega_inf - 1) per iteration,
+ * with a margin, F = 0.75), the estimate is raised to the eigenvalue mu
+ * that would explain the observed rate, sigma = z(mu / rho) / z(1 / rho)
+ * with z(t) = t + sqrt(t^2 - 1), and the sequence restarts.  After the
+ * first estimate it only grows, to at most RHO_MAX. */
+#define RHO_MIN 0.5
+#define RHO_MAX 0.9999
+#define RHO_MARGIN 0.75
+
+void rho_init(struct rho_estimate *r, double rho)
+{
+	r->rho = rho;
+	r->dprev = NAN;
+	r->estimated = 0;
+}
+
+/* The eigenvalue that would make Chebyshev with radius rho converge at
+ * sigma per iteration, or rho when sigma is within its prediction. */
+static double rho_explaining(double rho, double sigma)
+{
+	double s = sqrt(1 - rho * rho);
+	double predicted = sqrt((1 - s) / (1 + s));
+	if (!(sigma > pow(predicted, RHO_MARGIN)))
+		return rho;
+	double y = sigma * (1 + s) / rho;
+	return y > 1 ? rho * 0.5 * (y + 1 / y) : rho;
+}
+
+int rho_update(struct rho_estimate *r, double d, int kc, int delay,
+	       int every)
+{
+	double dprev = r->dprev;
+	r->dprev = d;
+	if (!(d > 0) || !(dprev > 0))
+		return 0;
+	double sigma = pow(d / dprev, 1.0 / (2.0 * every));
+	double rho;
+	if (kc == delay && !r->estimated)   /* two plain intervals ended */
+		rho = fmin(fmax(sigma, RHO_MIN), RHO_MAX);
+	else if (kc == delay)    /* again, after a step halving */
+		rho = fmin(fmax(sigma, r->rho), RHO_MAX);
+	else if (kc >= delay + 2 * every)    /* two accelerated ones */
+		rho = fmin(rho_explaining(r->rho, sigma), RHO_MAX);
+	else
+		return 0;
+	r->estimated = 1;
+	if (rho == r->rho)
+		return 0;
+	r->rho = rho;
+	return 1;
+}

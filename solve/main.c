@@ -67,7 +67,8 @@ static const char usage_text[] =
 "      --step S         preconditioned step (default 0.4)\n"
 "      --check-every N  check the energy every N iterations (default 8)\n"
 "      --inner N        block: inner iterations (default 4)\n"
-"      --rho R          outer Chebyshev spectral radius (default 0.992)\n"
+"      --rho R          outer Chebyshev spectral radius (default 0.992),\n"
+"                       or auto: estimated from the convergence\n"
 "      --inner-rho R    block: inner Chebyshev radius (default 0.75;\n"
 "                       0: off)\n"
 "      --far-bending W  block: bending neighbours two steps away as\n"
@@ -305,7 +306,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
 		case OPT_CHECK: o->sp.check_every = (int)parse_long("--check-every", optarg, 1, 1000000); break;
 		case OPT_INNER: o->sp.inner = (int)parse_long("--inner", optarg, 1, 64); break;
-		case OPT_RHO: o->sp.rho = parse_double("--rho", optarg, 0, 0.9999); break;
+		case OPT_RHO:
+			o->sp.rho_auto = strcmp(optarg, "auto") == 0;
+			if (!o->sp.rho_auto)
+				o->sp.rho = parse_double("--rho", optarg, 0, 0.9999);
+			break;
 		case OPT_INNER_RHO: o->sp.inner_rho = parse_double("--inner-rho", optarg, 0, 0.9999); break;
 		case OPT_FAR_BENDING: o->sp.far_start = parse_far_bending(optarg); break;
 		case OPT_DEVICE: o->device = optarg; break;
@@ -469,6 +474,8 @@ static void report(const struct options *o, const char *gpu,
 		fprintf(stderr, "on %s", gpu);
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
+	if (o->sp.rho_auto && !r->cycles)
+		fprintf(stderr, ", rho %.6g (auto)", r->rho);
 	if (r->halvings && r->cycles)
 		fprintf(stderr, ", %d coarse corrections halved or dropped "
 			"(the energy rose)", r->halvings);

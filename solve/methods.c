@@ -233,8 +233,11 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	int kc = 0, it;
 	float omega = 1.0f;
 	struct pcg pcg = {0};
+	struct rho_estimate rho;
 
 	memset(res, 0, sizeof *res);
+	rho_init(&rho, sp->rho);
+	res->rho = sp->rho;
 	if (sp->method == METHOD_PCG && !dev)
 		pcg_init(&pcg, p->n);
 	if ((sp->method == METHOD_BLOCK || sp->method == METHOD_PCG) && !dev)
@@ -254,7 +257,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	}
 	for (it = 1; it <= sp->iterations; it++) {
 		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK)
-			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
+			omega = cheb_omega(kc, sp->cheb_delay, (float)rho.rho,
 					   omega);
 		if (backend_step(p, sp, dev, &pcg, kc, it, omega, why, sizeof why))
 			goto failed;
@@ -274,6 +277,13 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			good = k;
 			if (met)
 				break;
+			/* --rho auto: a new estimate restarts the sequence */
+			if (sp->rho_auto && rho_update(&rho, res->conv.d, kc,
+					sp->cheb_delay, sp->check_every)) {
+				kc = sp->cheb_delay;
+				omega = 1.0f;
+				res->rho = rho.rho;
+			}
 			continue;
 		}
 		if (backend_restore(p, dev, why, sizeof why))

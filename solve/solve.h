@@ -45,6 +45,8 @@ struct solve_params {
 	int check_every;
 	int inner;               /* block: inner iterations */
 	double rho;              /* outer Chebyshev */
+	int rho_auto;            /* --rho auto: rho from the convergence
+				    (converge.c), starting from rho */
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
 	int far_start;           /* block: Eq. 9 (solve_coef.far_start) */
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
@@ -352,6 +354,21 @@ int converge_update(struct converge *c, const struct check *k);
 /* The residual over the first one. */
 double converge_relative_residual(const struct converge *c);
 
+/* --rho auto (converge.c): the outer Chebyshev radius estimated from the
+ * energy's decreases. */
+struct rho_estimate {
+	double rho;              /* the estimate */
+	double dprev;            /* the decrease before the last */
+	int estimated;           /* the first estimate is made */
+};
+void rho_init(struct rho_estimate *r, double rho);
+/* After an accepted check: d the decrease since the check before, kc
+ * the iterations of the Chebyshev sequence so far (delay included),
+ * every the iterations between checks.  1 when the estimate changed:
+ * the sequence restarts with it. */
+int rho_update(struct rho_estimate *r, double d, int kc, int delay,
+	       int every);
+
 /* One line of the run's record, for --stats and --progress: iteration
  * of budget, the check there, and the stopping test's state. */
 struct solve_event {
@@ -392,6 +409,7 @@ struct solve_result {
 	double seconds;          /* the iterations, checks included */
 	int halvings;
 	double step;             /* the step at the end */
+	double rho;              /* the outer Chebyshev radius at the end */
 };
 
 /* Runs sp->iterations of the method from p->x on the CPU, or on dev when

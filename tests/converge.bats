@@ -11,7 +11,7 @@ bats_require_minimum_version 1.5.0
 load common
 load hanging
 
-setup_file() { hanging_grids 8; }
+setup_file() { hanging_grids 8 16; }
 
 setup() {
 	D="$BATS_FILE_TMPDIR"
@@ -96,4 +96,28 @@ setup() {
 	run --separate-stderr pleat-solve --tolerance x "$D/s8.grid"
 	[ "$status" -eq 2 ]
 	[[ "${stderr%%$'\n'*}" == "pleat-solve: --tolerance: "* ]]
+}
+
+@test "--rho auto: a lower energy than the default 0.992 after 1024 iterations, the radius named" {
+	for s in 8 16; do
+		run --separate-stderr pleat-solve "${HANG[@]}" -n 1024 --rho auto -o "$W/a.grid" "$D/s$s.grid"
+		[ "$status" -eq 0 ]
+		echo "$stderr"
+		[[ "$stderr" == *", rho "*" (auto)"* ]]
+		eauto=$(energy_of "$stderr")
+		run --separate-stderr pleat-solve "${HANG[@]}" -n 1024 -o "$W/f.grid" "$D/s$s.grid"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *"(auto)"* ]]
+		efixed=$(energy_of "$stderr")
+		num "$eauto"; num "$efixed"
+		echo "$s cells: auto $eauto J, 0.992 $efixed J"
+		# measured: 8 cells -0.7609 and -0.6848, 16 cells -0.6784 and -0.2396
+		awk -v a="$eauto" -v f="$efixed" 'BEGIN { exit !(a < f - 0.05) }'
+	done
+}
+
+@test "--rho: auto or a number from 0 to 0.9999" {
+	run --separate-stderr pleat-solve --rho automatic "$D/s8.grid"
+	[ "$status" -eq 2 ]
+	[[ "${stderr%%$'\n'*}" == "pleat-solve: --rho: "* ]]
 }
