@@ -360,6 +360,8 @@ static int multigrid_init(struct multigrid *mg, struct problem *p,
 	struct level *last = &mg->lv[mg->nlevels - 1];
 	last->sp = smoother_params(&last->sp, MG_COARSEST_BUDGET,
 				   MG_COARSEST_TOLERANCE);
+	/* solved to convergence: Chebyshev with its radius estimated */
+	last->sp.rho_auto = 1;
 	return 0;
 }
 
