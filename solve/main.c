@@ -331,9 +331,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->sp.method == METHOD_MG && o->sp.dynamic)
 		usage_fail("--method mg: solves quasistatic problems; for a "
 			   "--dynamic step use block");
-	if (o->sp.method == METHOD_MG && strcmp(o->device, "cuda") == 0)
-		usage_fail("--method mg: runs on the CPU only; use --device cpu "
-			   "(or auto), or another method on the GPU");
 	apply(&o->sp.mat, &v);
 	dynamic_defaults(&o->sp, &given);
 	check_effects(&o->sp.effects, fill_k);
@@ -552,7 +549,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (device_open(gpu, &p, &o->sp, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	int bad = o->sp.method == METHOD_MG ?
-		multigrid_run(&p, g, &o->sp, on_check, l, &r, &e) :
+		multigrid_run(&p, g, &o->sp, gpu ? &dev : NULL, on_check, l, &r,
+			      &e) :
 		solve_run(&p, &o->sp, gpu ? &dev : NULL, on_check, l, &r, &e);
 	if (bad)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
@@ -609,10 +607,7 @@ int main(int argc, char **argv)
 	progname = "pleat-solve";
 	parse_options(argc, argv, &o);
 	progress_init(o.progress);
-	/* the multigrid method runs on the CPU: auto does not look for a
-	 * GPU it would not use */
-	o.gpu = o.sp.method == METHOD_MG ? NULL :
-		device_choose(o.device, o.quiet);
+	o.gpu = device_choose(o.device, o.quiet);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);

@@ -90,6 +90,7 @@ struct level {
 
 struct multigrid {
 	struct level lv[MG_MAX_LEVELS];
+	const struct solve_device *dev;  /* the finest level's smoother's */
 	int nlevels;
 	int fine_iterations;     /* the finest level's, so far */
 	int halvings;
@@ -463,7 +464,7 @@ static int smooth(struct multigrid *mg, int l, int iterations,
 	if (iterations <= 0)
 		return 0;
 	lv->sp.iterations = iterations;
-	if (solve_run(lv->p, &lv->sp, NULL, NULL, NULL, &r, e))
+	if (solve_run(lv->p, &lv->sp, l == 0 ? mg->dev : NULL, NULL, NULL, &r, e))
 		return -1;
 	if (l == 0)
 		mg->fine_iterations += r.iterations;
@@ -555,8 +556,9 @@ static void accel_finish(struct accel *a, struct level *l, struct check *k)
 }
 
 int multigrid_run(struct problem *p, const struct grid *g,
-		  const struct solve_params *sp, solve_listener listen,
-		  void *arg, struct solve_result *res, struct error *e)
+		  const struct solve_params *sp, const struct solve_device *dev,
+		  solve_listener listen, void *arg, struct solve_result *res,
+		  struct error *e)
 {
 	struct multigrid mg;
 	struct accel acc;
@@ -568,6 +570,7 @@ int multigrid_run(struct problem *p, const struct grid *g,
 		accel_free(&acc);
 		return -1;
 	}
+	mg.dev = dev;
 	problem_project(p, p->x);
 	problem_check(p, p->x, &k);
 	converge_init(&res->conv, sp->tolerance, k.energy, k.residual);

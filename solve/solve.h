@@ -421,13 +421,15 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	      const struct solve_device *dev, solve_listener listen, void *arg,
 	      struct solve_result *res, struct error *e);
 
-/* multigrid.c: --method mg on the CPU, from p->x (p made from g, whose
- * mask holds the pins), leaving the result in p->x; sp->iterations
- * counts the finest level's smoothing iterations.  Returns 0, or -1
- * with e set. */
+/* multigrid.c: --method mg from p->x (p made from g, whose mask holds
+ * the pins), leaving the result in p->x; sp->iterations counts the
+ * finest level's smoothing iterations, which run on dev when it is not
+ * NULL (the coarse levels, the transfers and the line search on the
+ * CPU).  Returns 0, or -1 with e set. */
 int multigrid_run(struct problem *p, const struct grid *g,
-		  const struct solve_params *sp, solve_listener listen,
-		  void *arg, struct solve_result *res, struct error *e);
+		  const struct solve_params *sp, const struct solve_device *dev,
+		  solve_listener listen, void *arg, struct solve_result *res,
+		  struct error *e);
 
 /* device.c: the device --device asks for (cpu, cuda or auto), named on
  * standard error unless quiet; NULL for the CPU.  Exits with a message

@@ -76,12 +76,20 @@ iterations_of() { sed -n "s/.*$1, \([0-9]*\) iterations.*/\1/p" <<< "$2"; }
 		END { exit !(n == 2 && !bad) }'
 }
 
-@test "mg: --dynamic and --device cuda are refused with a reason" {
+@test "mg: --dynamic is refused with a reason" {
 	run --separate-stderr pleat-solve -m mg --dynamic "$D/s16.grid"
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
 	[ "${stderr%%$'\n'*}" = "pleat-solve: --method mg: solves quasistatic problems; for a --dynamic step use block" ]
-	run --separate-stderr pleat-solve -m mg --device cuda "$D/s16.grid"
-	[ "$status" -eq 2 ]
-	[ "${stderr%%$'\n'*}" = "pleat-solve: --method mg: runs on the CPU only; use --device cpu (or auto), or another method on the GPU" ]
+}
+
+@test "mg: the finest level's smoothing on the device (CUDA execution model) gives the CPU's bytes" {
+	M="$ROOT/build/model/bin/pleat-solve"
+	[ -x "$M" ] || skip "the CUDA execution model is not built"
+	run --separate-stderr "$M" -m mg "${HANG[@]}" -n 32 --device cuda -o "$W/gpu.grid" "$D/s16.grid"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"mg, 32 iterations in 2 cycles, "*" on CUDA execution model on the CPU"* ]]
+	"$M" -q -m mg "${HANG[@]}" -n 32 --device cpu -o "$W/cpu.grid" "$D/s16.grid"
+	cmp "$W/gpu.grid" "$W/cpu.grid"
 }
