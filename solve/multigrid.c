@@ -94,6 +94,7 @@ struct multigrid {
 	int nlevels;
 	int fine_iterations;     /* the finest level's, so far */
 	int halvings;
+	int coarse_failures;     /* coarse smoothings that gave up */
 };
 
 /* ---- the per-vertex transfer arithmetic --------------------------- */
@@ -464,8 +465,14 @@ static int smooth(struct multigrid *mg, int l, int iterations,
 	if (iterations <= 0)
 		return 0;
 	lv->sp.iterations = iterations;
-	if (solve_run(lv->p, &lv->sp, l == 0 ? mg->dev : NULL, NULL, NULL, &r, e))
-		return -1;
+	if (solve_run(lv->p, &lv->sp, l == 0 ? mg->dev : NULL, NULL, NULL, &r, e)) {
+		/* a coarse level whose step fell below its floor keeps its
+		 * last accepted iterate: its correction, whatever it is,
+		 * faces the finer level's energy check */
+		if (l == 0)
+			return -1;
+		mg->coarse_failures++;
+	}
 	if (l == 0)
 		mg->fine_iterations += r.iterations;
 	return 0;
