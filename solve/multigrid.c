@@ -34,10 +34,11 @@
  * coarse vertex in a fixed order (deterministic at any thread count).
  *
  * The coarse levels hold the grid energies (same material: the per-level
- * constants come from the cell size), the shape pull and gravity; the
- * seams, the body, self collision and inflation stay on the finest
- * level, where the energy check and the projection see them, and reach
- * the coarse levels through the correction f.  A coarse vertex is pinned
+ * constants come from the cell size), the seams (at the seam vertices the
+ * coarse grid keeps), the shape pull and gravity; the body, self
+ * collision and inflation stay on the finest level, where the energy
+ * check and the projection see them, and reach the coarse levels through
+ * the correction f.  A coarse vertex is pinned
  * where a pinned fine vertex interpolates from it, so a correction never
  * moves a pin's neighbourhood against the pin.  The finest level's
  * smoothing iterations count against -n. */
@@ -241,8 +242,9 @@ static int subsample(const struct grid *fine, struct grid *coarse,
 	return 0;
 }
 
-/* The coarse grid of a fine one: its mask (but the seam flags), panel,
- * rest shape and gathering field at the coarse vertices. */
+/* The coarse grid of a fine one: its mask, panel, rest shape, gathering
+ * field and seams at the coarse vertices (a seam vertex's partner is a
+ * point of the pattern, which the coarse grid finds on its own cells). */
 static int coarse_grid(const struct grid *fine, struct grid *g,
 		       struct nesting *n, struct error *e)
 {
@@ -256,13 +258,10 @@ static int coarse_grid(const struct grid *fine, struct grid *g,
 			    fine->origin[1] + n->oj * fine->cell};
 	if (grid_init(g, n->cw, n->ch, 2 * fine->cell, origin, e))
 		return -1;
-	const char *names[] = {"mask", "panel", "rest", "gather"};
+	const char *names[] = {"mask", "panel", "rest", "gather", "seam"};
 	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
 		if (subsample(fine, g, n, names[k], e))
 			return -1;
-	uint8_t *mask = grid_find(g, "mask")->data;
-	for (size_t v = 0; v < grid_vertices(g); v++)
-		mask[v] &= (uint8_t)~MASK_SEAM;
 	return 0;
 }
 
@@ -292,6 +291,25 @@ static void link_levels(struct level *f, const struct grid *fg,
 					cmask[f->up[v].at[k]] |= MASK_FIXED;
 }
 
+/* Pins the coarse vertices that hang by fewer than two triangles: where
+ * a thin part of a panel (a strap, a tip) has lost its width on the
+ * coarse grid, nothing but the weak shape pull would hold such a vertex
+ * against the correction's force, and it would fly off. */
+static void pin_loose(struct problem *p)
+{
+	for (size_t v = 0; v < p->n; v++) {
+		if (!p->mov[v])
+			continue;
+		int tris = 0;
+		for (int r = 0; r < 6; r++)
+			tris += ring_edge_triangles(p->nbr[v], r) > 0;
+		if (tris < 2) {
+			p->mov[v] = 0;
+			p->nfree--;
+		}
+	}
+}
+
 /* The smoother's parameters on a level: the block method, no Chebyshev
  * (a few iterations at a time), no output of its own. */
 static struct solve_params smoother_params(const struct solve_params *sp,
@@ -312,14 +330,14 @@ static int add_level(struct multigrid *mg, const struct grid *fg,
 	if (coarse_grid(fg, &c->g, &f->nest, e))
 		return -1;
 	link_levels(f, fg, &c->g);
-	/* the coarse problem: grid energies, shape and gravity */
+	/* the coarse problem: grid energies, seams, shape and gravity */
 	struct solve_params csp = *sp;
 	csp.self = 0;
 	memset(&csp.effects, 0, sizeof csp.effects);
-	csp.seam = 0;
 	if (problem_init(&c->own, &c->g, &csp, e))
 		return -1;
 	c->p = &c->own;
+	pin_loose(c->p);
 	c->sp = smoother_params(&csp, MG_PRE, 0);
 	size_t bytes = c->p->n * 3 * sizeof(float);
 	c->force = big_alloc(bytes);
