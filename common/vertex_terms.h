@@ -45,6 +45,10 @@ struct vertex_terms {
 	const float *xhat;
 	/* inflation and filling: every strength 0 without */
 	struct inflation infl;
+	/* a constant force on every vertex, 3 floats a vertex, the term
+	 * -force.x of F: the multigrid method's coarse-level correction
+	 * (solve/multigrid.c); NULL without */
+	const float *force;
 };
 
 /* Adds vertex v's terms to its gradient g and preconditioner d.  xv is
@@ -68,6 +72,8 @@ PL_HD void vertex_terms_grad(const struct vertex_terms *t, size_t v,
 		dynamic_vertex_grad(&t->dyn, xv, t->xhat ? t->xhat + 3 * v : NULL,
 				    g, d);
 	inflate_grad(&t->infl, v, xv, pitch, nbr, rest, g, d);
+	if (t->force)
+		*g = v3_sub(*g, v3_load(t->force + 3 * v));
 }
 
 /* Whether vertex v has a term here at all (the CPU's block step moves the
@@ -76,7 +82,8 @@ PL_HD int vertex_terms_any(const struct vertex_terms *t, size_t v)
 {
 	return (t->seam_at && t->seam_at[v] >= 0) ||
 	       (t->self_list && proximity_kept_of(t->self_found[v], t->self_k)) ||
-	       t->dynamic || t->infl.c.air != 0.0f || t->infl.normal;
+	       t->dynamic || t->infl.c.air != 0.0f || t->infl.normal ||
+	       t->force;
 }
 
 /* Vertex v's share of the terms' energy but the seams' (summed per link
@@ -98,6 +105,10 @@ PL_HD double vertex_terms_energy(const struct vertex_terms *t, size_t v,
 					     t->xhat ? t->xhat + 3 * v : NULL) +
 		      dynamic_gravity_energy(&t->dyn_d, x + 3 * v);
 	en += inflate_energy(&t->infl, v, x + 3 * v, w, nbr, rest);
+	if (t->force && moves)
+		en -= (double)t->force[3 * v] * x[3 * v] +
+		      (double)t->force[3 * v + 1] * x[3 * v + 1] +
+		      (double)t->force[3 * v + 2] * x[3 * v + 2];
 	return en;
 }
 

@@ -566,6 +566,7 @@ static void terms_of(struct cuda_solver *s, const struct cuda_problem *cp)
 	t->self_stiffness = cp->self_k;
 	t->xhat = s->xhat;
 	t->infl.normal = s->normal;
+	t->force = NULL;         /* refused in cuda_solver_new */
 }
 
 extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
@@ -574,6 +575,14 @@ extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
 	struct cuda_solver *s = (struct cuda_solver *)calloc(1, sizeof *s);
 	if (!s) {
 		snprintf(why, n, "out of host memory");
+		return NULL;
+	}
+	if (cp->terms->force) {
+		/* the multigrid method runs only its finest level here, which
+		 * has no coarse-level correction */
+		free(s);
+		snprintf(why, n, "a coarse level's correction force is not "
+			 "uploaded to the GPU");
 		return NULL;
 	}
 	s->w = cp->w;

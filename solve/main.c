@@ -16,7 +16,8 @@
 #include "solve.h"
 
 static const char usage_text[] =
-"usage: pleat-solve [-m method] [-n iterations] [-o file] [--model model]\n"
+"usage: pleat-solve [-m method] [-n iterations] [--tolerance t] [-o file]\n"
+"                   [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
 "                   [--seam s] [--body file] [--self] [--collision-scale s]\n"
@@ -31,8 +32,12 @@ static const char usage_text[] =
 "Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
 "of each grid and write it with its x channel (the solution) set.\n"
 "\n"
-"  -m, --method M       gd, chebyshev, block or pcg (default block)\n"
-"  -n, --iterations N   outer iterations per grid (default 256)\n"
+"  -m, --method M       gd, chebyshev, block, pcg or mg (multigrid)\n"
+"                       (default block)\n"
+"  -n, --iterations N   outer iterations per grid, the budget (default 256)\n"
+"      --tolerance T    stop before the budget when the energy still to\n"
+"                       gain is below T times the gain so far (default 0:\n"
+"                       run the budget; the verdict judges by 1e-3)\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
 "      --model M        planar elasticity: fem or spring (default fem)\n"
 "      --material NAME  silk, cotton, polyester, wool or denim\n"
@@ -62,7 +67,8 @@ static const char usage_text[] =
 "      --step S         preconditioned step (default 0.4)\n"
 "      --check-every N  check the energy every N iterations (default 8)\n"
 "      --inner N        block: inner iterations (default 4)\n"
-"      --rho R          outer Chebyshev spectral radius (default 0.992)\n"
+"      --rho R          outer Chebyshev spectral radius (default 0.992),\n"
+"                       or auto: estimated from the convergence\n"
 "      --inner-rho R    block: inner Chebyshev radius (default 0.75;\n"
 "                       0: off)\n"
 "      --far-bending W  block: bending neighbours two steps away as\n"
@@ -77,7 +83,8 @@ static const char usage_text[] =
 "      --fill D         a stuffing layer D metres thick under the cloth\n"
 "      --fill-stiffness K  the stuffing's stiffness, N/m3 (default 1e6)\n"
 "      --stats FILE     write a JSON line per energy check to FILE\n"
-"      --progress       report each energy check on standard error\n"
+"      --progress       report each energy check on standard error:\n"
+"                       iteration k/N, elapsed and remaining time\n"
 "  -q, --quiet          no summary line per grid\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -108,12 +115,13 @@ enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_INNER_RHO, OPT_FAR_BENDING, OPT_DEVICE, OPT_STATS,
        OPT_PROGRESS, OPT_SEAM,
        OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF,
-       OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K };
+       OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K, OPT_TOLERANCE };
 enum { OPT_DYNAMIC = 512, OPT_DT, OPT_GRAVITY, OPT_PIN };
 
 static const struct option longopts[] = {
 	{"method", required_argument, NULL, 'm'},
 	{"iterations", required_argument, NULL, 'n'},
+	{"tolerance", required_argument, NULL, OPT_TOLERANCE},
 	{"output", required_argument, NULL, 'o'},
 	{"model", required_argument, NULL, OPT_MODEL},
 	{"material", required_argument, NULL, OPT_MATERIAL},
@@ -159,7 +167,9 @@ static enum solve_method parse_method(const char *s)
 		return METHOD_BLOCK;
 	if (strcmp(s, "pcg") == 0)
 		return METHOD_PCG;
-	usage_fail("--method: '%s' is not gd, chebyshev, block or pcg", s);
+	if (strcmp(s, "mg") == 0)
+		return METHOD_MG;
+	usage_fail("--method: '%s' is not gd, chebyshev, block, pcg or mg", s);
 }
 
 static unsigned parse_model(const char *s)
@@ -263,6 +273,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'm': o->sp.method = parse_method(optarg); break;
 		case 'n': o->sp.iterations = (int)parse_long("--iterations", optarg, 0, 100000000); break;
+		case OPT_TOLERANCE: o->sp.tolerance = parse_double("--tolerance", optarg, 0, 1); break;
 		case 'o': o->output = optarg; break;
 		case OPT_MODEL: o->sp.terms = parse_model(optarg); break;
 		case OPT_MATERIAL:
@@ -295,7 +306,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
 		case OPT_CHECK: o->sp.check_every = (int)parse_long("--check-every", optarg, 1, 1000000); break;
 		case OPT_INNER: o->sp.inner = (int)parse_long("--inner", optarg, 1, 64); break;
-		case OPT_RHO: o->sp.rho = parse_double("--rho", optarg, 0, 0.9999); break;
+		case OPT_RHO:
+			o->sp.rho_auto = strcmp(optarg, "auto") == 0;
+			if (!o->sp.rho_auto)
+				o->sp.rho = parse_double("--rho", optarg, 0, 0.9999);
+			break;
 		case OPT_INNER_RHO: o->sp.inner_rho = parse_double("--inner-rho", optarg, 0, 0.9999); break;
 		case OPT_FAR_BENDING: o->sp.far_start = parse_far_bending(optarg); break;
 		case OPT_DEVICE: o->device = optarg; break;
@@ -313,6 +328,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (strcmp(o->device, "cpu") && strcmp(o->device, "cuda") &&
 	    strcmp(o->device, "auto"))
 		usage_fail("--device: '%s' is not cpu, cuda or auto", o->device);
+	if (o->sp.method == METHOD_MG && o->sp.dynamic)
+		usage_fail("--method mg: solves quasistatic problems; for a "
+			   "--dynamic step use block");
 	apply(&o->sp.mat, &v);
 	dynamic_defaults(&o->sp, &given);
 	check_effects(&o->sp.effects, fill_k);
@@ -328,25 +346,56 @@ struct listener {
 	int nth;                 /* in the whole input, from 0 */
 };
 
+/* A number for a JSON line: null when not finite (JSON has no inf). */
+static void json_number(FILE *f, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ", \"%s\": %.9g", key, v);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
 static void on_check(const struct solve_event *ev, void *arg)
 {
 	const struct listener *l = arg;
-	if (l->stats)
-		fprintf(l->stats, "{\"grid\": %d, \"iteration\": %d, \"energy\": "
-			"%.17g, \"residual\": %.9g, \"step\": %.9g, \"seconds\": "
-			"%.6f, \"accepted\": %s}\n", l->grid, ev->iteration,
-			ev->k.energy, ev->k.residual, ev->step, ev->seconds,
+	const struct converge *c = ev->conv;
+	double rel_res = converge_relative_residual(c);
+	if (l->stats) {
+		fprintf(l->stats, "{\"grid\": %d, \"iteration\": %d, \"budget\": "
+			"%d, ", l->grid, ev->iteration, ev->budget);
+		if (ev->cycle)
+			fprintf(l->stats, "\"cycle\": %d, ", ev->cycle);
+		fprintf(l->stats, "\"energy\": %.17g, \"residual\": %.9g, "
+			"\"relative_residual\": %.9g", ev->k.energy, ev->k.residual,
+			rel_res);
+		json_number(l->stats, "energy_to_gain", c->gap);
+		json_number(l->stats, "relative_energy_to_gain", c->rel);
+		fprintf(l->stats, ", \"step\": %.9g, \"seconds\": %.6f, "
+			"\"accepted\": %s}\n", ev->step, ev->seconds,
 			ev->accepted ? "true" : "false");
-	progress("%s: grid %d: iteration %d: energy %.9g J, residual %.3g N, "
-		 "step %g%s", l->name, l->grid, ev->iteration, ev->k.energy,
-		 ev->k.residual, ev->step, ev->accepted ? "" :
-		 ": the energy rose, back to the last check with half the step");
+	}
+	if (!progress_enabled())
+		return;
+	/* the rest at the pace so far: the budget's end, which a
+	 * tolerance may come before */
+	char cyc[32] = "", left[48] = "";
+	if (ev->cycle)
+		snprintf(cyc, sizeof cyc, " (cycle %d)", ev->cycle);
+	if (ev->iteration)
+		snprintf(left, sizeof left, ", at most %.1f s left", ev->seconds *
+			 (ev->budget - ev->iteration) / ev->iteration);
+	progress("%s: grid %d: iteration %d/%d%s: energy %.9g J, residual "
+		 "%.3g N (relative %.3g), step %g; %.1f s elapsed%s%s", l->name,
+		 l->grid, ev->iteration, ev->budget, cyc, ev->k.energy,
+		 ev->k.residual, rel_res, ev->step, ev->seconds, left,
+		 ev->accepted ? "" : ": the energy rose, back to the last check "
+		 "with half the step");
 }
 
 static const char *method_name(enum solve_method m)
 {
 	return m == METHOD_GD ? "gd" : m == METHOD_CHEBYSHEV ? "chebyshev" :
-	       m == METHOD_PCG ? "pcg" : "block";
+	       m == METHOD_PCG ? "pcg" : m == METHOD_MG ? "mg" : "block";
 }
 
 /* The summary's second line with --body or --self: the seconds of the
@@ -370,6 +419,38 @@ static void report_collisions(const struct listener *l,
 	fputc('\n', stderr);
 }
 
+/* The tolerance the verdict judges by when --tolerance is not given. */
+#define VERDICT_TOLERANCE 1e-3
+
+/* The summary's verdict line: converged to a stated tolerance, or what
+ * is left and what to do about it. */
+static void report_verdict(const struct options *o, const struct listener *l,
+			   const struct solve_result *r)
+{
+	const struct converge *c = &r->conv;
+	double tol = o->sp.tolerance > 0 ? o->sp.tolerance : VERDICT_TOLERANCE;
+	fprintf(stderr, "%s: %s: grid %d: ", progname, l->name, l->grid);
+	if (r->stop == STOP_TOLERANCE) {
+		fprintf(stderr, "converged to --tolerance %g at iteration %d: "
+			"about %.3g J (%.3g of the gain so far) left to gain\n",
+			tol, r->iterations, c->gap, c->rel);
+		return;
+	}
+	if (c->rel <= tol) {
+		fprintf(stderr, "converged to %g (the budget of %d iterations "
+			"ran out): about %.3g J (%.3g of the gain so far) left to "
+			"gain\n", tol, o->sp.iterations, c->gap, c->rel);
+		return;
+	}
+	fprintf(stderr, "not converged to %g: ", tol);
+	if (isfinite(c->gap))
+		fprintf(stderr, "energy still falling, about %.3g J (%.3g of "
+			"the gain so far) left to gain", c->gap, c->rel);
+	else
+		fprintf(stderr, "energy still falling and not yet slowing");
+	fprintf(stderr, "; try more iterations or a coarser start\n");
+}
+
 static void report(const struct options *o, const char *gpu,
 		   const struct listener *l, const struct problem *p,
 		   const struct solve_result *r)
@@ -378,18 +459,28 @@ static void report(const struct options *o, const char *gpu,
 		return;
 	double ms = r->iterations ? 1e3 * r->seconds / r->iterations : 0;
 	fprintf(stderr, "%s: %s: grid %d: %d x %d, %zu cloth vertices (%zu "
-		"free); %s, %d iterations: energy %.9g J, residual %.3g N, "
-		"%.3f ms/iteration ", progname, l->name, l->grid,
+		"free); %s, %d iterations", progname, l->name, l->grid,
 		p->w, p->h, p->ninside, p->nfree, method_name(o->sp.method),
-		r->iterations, r->k.energy, r->k.residual, ms);
+		r->iterations);
+	if (r->cycles)
+		fprintf(stderr, " in %d cycles", r->cycles);
+	fprintf(stderr, ", %.3f s: energy %.9g J, residual %.3g N (relative "
+		"%.3g), %.3f ms/iteration ", r->seconds, r->k.energy,
+		r->k.residual, converge_relative_residual(&r->conv), ms);
 	if (gpu)
 		fprintf(stderr, "on %s", gpu);
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
-	if (r->halvings)
+	if (o->sp.rho_auto && !r->cycles)
+		fprintf(stderr, ", rho %.6g (auto)", r->rho);
+	if (r->halvings && r->cycles)
+		fprintf(stderr, ", %d coarse corrections halved or dropped "
+			"(the energy rose)", r->halvings);
+	else if (r->halvings)
 		fprintf(stderr, ", %d step halvings (step %g)", r->halvings,
 			r->step);
 	fputc('\n', stderr);
+	report_verdict(o, l, r);
 	report_collisions(l, p);
 }
 
@@ -457,8 +548,10 @@ static void solve_grid(const struct options *o, struct listener *l,
 	const char *gpu = o->gpu;
 	if (device_open(gpu, &p, &o->sp, &dev, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
-	int bad = solve_run(&p, &o->sp, gpu ? &dev : NULL, on_check, l, &r,
-			    &e);
+	int bad = o->sp.method == METHOD_MG ?
+		multigrid_run(&p, g, &o->sp, gpu ? &dev : NULL, on_check, l, &r,
+			      &e) :
+		solve_run(&p, &o->sp, gpu ? &dev : NULL, on_check, l, &r, &e);
 	if (bad)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	if (device_close(&dev, &e))

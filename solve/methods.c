@@ -139,10 +139,12 @@ static void rotate(struct problem *p)
 	p->next = t;
 }
 
-static void emit(solve_listener listen, void *arg, int it,
-		 const struct check *k, double step, double t0, int accepted)
+static void emit(solve_listener listen, void *arg, int it, int budget,
+		 const struct check *k, double step, double t0, int accepted,
+		 const struct converge *conv)
 {
-	struct solve_event ev = {it, *k, step, now_seconds() - t0, accepted};
+	struct solve_event ev = {it, budget, *k, step, now_seconds() - t0,
+				 accepted, conv, 0};
 	if (listen)
 		listen(&ev, arg);
 }
@@ -213,6 +215,8 @@ static void finish(struct solve_result *res, int it, const struct check *good,
 {
 	res->iterations = it;
 	res->k = *good;
+	res->conv.e = good->energy;
+	res->conv.r = good->residual;
 	res->step = step;
 	res->seconds = now_seconds() - t0;
 	pcg_free(pcg);
@@ -229,8 +233,11 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	int kc = 0, it;
 	float omega = 1.0f;
 	struct pcg pcg = {0};
+	struct rho_estimate rho;
 
 	memset(res, 0, sizeof *res);
+	rho_init(&rho, sp->rho);
+	res->rho = sp->rho;
 	if (sp->method == METHOD_PCG && !dev)
 		pcg_init(&pcg, p->n);
 	if ((sp->method == METHOD_BLOCK || sp->method == METHOD_PCG) && !dev)
@@ -241,7 +248,8 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	if ((dev && dev->put(dev->s, p->x, why, sizeof why)) ||
 	    backend_check(p, dev, &good, why, sizeof why))
 		goto failed;
-	emit(listen, arg, 0, &good, step, t0, 1);
+	converge_init(&res->conv, sp->tolerance, good.energy, good.residual);
+	emit(listen, arg, 0, sp->iterations, &good, step, t0, 1, &res->conv);
 	if (!isfinite(good.energy)) {
 		finish(res, 0, &good, step, t0, &pcg);
 		return error_set(e, "the energy at the starting point is not "
@@ -249,7 +257,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	}
 	for (it = 1; it <= sp->iterations; it++) {
 		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK)
-			omega = cheb_omega(kc, sp->cheb_delay, (float)sp->rho,
+			omega = cheb_omega(kc, sp->cheb_delay, (float)rho.rho,
 					   omega);
 		if (backend_step(p, sp, dev, &pcg, kc, it, omega, why, sizeof why))
 			goto failed;
@@ -260,11 +268,22 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			goto failed;
 		int ok = isfinite(k.energy) &&
 			 k.energy <= good.energy + good.noise + k.noise;
-		emit(listen, arg, it, &k, step, t0, ok);
+		int met = ok && converge_update(&res->conv, &k);
+		emit(listen, arg, it, sp->iterations, &k, step, t0, ok,
+		     &res->conv);
 		if (ok) {
 			if (backend_keep(p, dev, why, sizeof why))
 				goto failed;
 			good = k;
+			if (met)
+				break;
+			/* --rho auto: a new estimate restarts the sequence */
+			if (sp->rho_auto && rho_update(&rho, res->conv.d, kc,
+					sp->cheb_delay, sp->check_every)) {
+				kc = sp->cheb_delay;
+				omega = 1.0f;
+				res->rho = rho.rho;
+			}
 			continue;
 		}
 		if (backend_restore(p, dev, why, sizeof why))
@@ -285,7 +304,10 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	}
 	if (dev && dev->get(dev->s, p->x, why, sizeof why))
 		goto failed;
-	finish(res, sp->iterations, &good, step, t0, &pcg);
+	if (it <= sp->iterations)
+		res->stop = STOP_TOLERANCE;
+	finish(res, it <= sp->iterations ? it : sp->iterations, &good, step,
+	       t0, &pcg);
 	return 0;
 failed:
 	finish(res, 0, &good, step, t0, &pcg);

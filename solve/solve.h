@@ -20,7 +20,8 @@
 #include "vertex_terms.h"
 #include "gpu.h"
 
-enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG };
+enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG,
+		    METHOD_MG };
 
 /* The block method's geometry: W x W interiors, a halo of 2 (bending
  * reaches two vertices away), tiles of T x T. */
@@ -34,12 +35,18 @@ struct solve_params {
 	unsigned terms;          /* TERM_FEM or TERM_SPRING, | TERM_BEND */
 	struct material mat;
 	double shape;            /* k_shape, 1/s² */
-	int iterations;
+	int iterations;          /* the budget: outer iterations (mg: of
+				    the finest level's smoother) */
+	double tolerance;        /* stop when the energy still to gain is
+				    below this fraction of the gain so far
+				    (converge.c); 0: run the whole budget */
 	double step;
 	double step_floor;       /* give up when the step falls below */
 	int check_every;
 	int inner;               /* block: inner iterations */
 	double rho;              /* outer Chebyshev */
+	int rho_auto;            /* --rho auto: rho from the convergence
+				    (converge.c), starting from rho */
 	double inner_rho;        /* block: inner Chebyshev, 0 = off */
 	int far_start;           /* block: Eq. 9 (solve_coef.far_start) */
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
@@ -328,12 +335,49 @@ void block_step(const struct problem *p, const float *x, float *out,
 /* methods.c */
 void gd_step(const struct problem *p, const float *x, float *out);
 
-/* One line of the run's record, for --stats and --progress. */
+/* converge.c: the stopping test, from the energies of the accepted
+ * checks (see there).  gap: the energy still to gain, J, estimated from
+ * the last two decreases (INFINITY while unknown or not shrinking); rel:
+ * gap over the gain so far. */
+struct converge {
+	double tolerance;
+	double e0, e, d;         /* first and last energy, last decrease */
+	double r0, r;            /* first and last residual */
+	double gap, rel;
+	int checks, met;         /* met: consecutive checks within tolerance */
+};
+void converge_init(struct converge *c, double tolerance, double energy,
+		   double residual);
+/* After an accepted check: 1 when the tolerance is met (at two
+ * consecutive checks). */
+int converge_update(struct converge *c, const struct check *k);
+/* The residual over the first one. */
+double converge_relative_residual(const struct converge *c);
+
+/* --rho auto (converge.c): the outer Chebyshev radius estimated from the
+ * energy's decreases. */
+struct rho_estimate {
+	double rho;              /* the estimate */
+	double dprev;            /* the decrease before the last */
+	int estimated;           /* the first estimate is made */
+};
+void rho_init(struct rho_estimate *r, double rho);
+/* After an accepted check: d the decrease since the check before, kc
+ * the iterations of the Chebyshev sequence so far (delay included),
+ * every the iterations between checks.  1 when the estimate changed:
+ * the sequence restarts with it. */
+int rho_update(struct rho_estimate *r, double d, int kc, int delay,
+	       int every);
+
+/* One line of the run's record, for --stats and --progress: iteration
+ * of budget, the check there, and the stopping test's state. */
 struct solve_event {
-	int iteration;
+	int iteration, budget;
 	struct check k;
 	double step, seconds;
 	int accepted;
+	const struct converge *conv;
+	int cycle;               /* mg: the V-cycle, 0 for the others */
 };
 typedef void (*solve_listener)(const struct solve_event *ev, void *arg);
 
@@ -354,12 +398,18 @@ struct solve_device {
 	int (*restore)(struct cuda_solver *s, char *why, size_t n);
 };
 
+enum solve_stop { STOP_BUDGET, STOP_TOLERANCE };
+
 struct solve_result {
 	int iterations;
+	int cycles;              /* mg: V-cycles (0 for the others) */
+	enum solve_stop stop;    /* what ended it */
+	struct converge conv;    /* the stopping test at the end */
 	struct check k;          /* at the returned x */
 	double seconds;          /* the iterations, checks included */
 	int halvings;
 	double step;             /* the step at the end */
+	double rho;              /* the outer Chebyshev radius at the end */
 };
 
 /* Runs sp->iterations of the method from p->x on the CPU, or on dev when
@@ -370,6 +420,16 @@ struct solve_result {
 int solve_run(struct problem *p, const struct solve_params *sp,
 	      const struct solve_device *dev, solve_listener listen, void *arg,
 	      struct solve_result *res, struct error *e);
+
+/* multigrid.c: --method mg from p->x (p made from g, whose mask holds
+ * the pins), leaving the result in p->x; sp->iterations counts the
+ * finest level's smoothing iterations, which run on dev when it is not
+ * NULL (the coarse levels, the transfers and the line search on the
+ * CPU).  Returns 0, or -1 with e set. */
+int multigrid_run(struct problem *p, const struct grid *g,
+		  const struct solve_params *sp, const struct solve_device *dev,
+		  solve_listener listen, void *arg, struct solve_result *res,
+		  struct error *e);
 
 /* device.c: the device --device asks for (cpu, cuda or auto), named on
  * standard error unless quiet; NULL for the CPU.  Exits with a message

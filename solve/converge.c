@@ -1,0 +1,128 @@
+/* converge.c - the stopping test: how far the energy still has to fall.
+ *
+ * The residual |grad F| cannot stop a solve: its float arithmetic and the
+ * float storage of the positions give it a floor (one ulp of a position
+ * at 1 m is a force of k * 6e-8 N, several times a vertex's weight for a
+ * stiff cloth), and the long waves that stay unconverged longest have
+ * gradients below it.  The energy, summed in double, keeps falling as
+ * long as the iterate improves, so the test reads the energy: with the
+ * decreases d_k between consecutive accepted checks shrinking by a
+ * factor q per check (the linear convergence of every method here), the
+ * energy still to gain is about d_k q / (1 - q).  The test compares that
+ * with the decrease so far, E_0 - E_k: a relative error of the energy
+ * gain that means the same at every resolution and for every material.
+ * It holds only when two consecutive checks say so, since Chebyshev's
+ * acceleration makes single decreases uneven. */
+#include <math.h>
+#include <string.h>
+
+#include "solve.h"
+
+void converge_init(struct converge *c, double tolerance, double energy,
+		   double residual)
+{
+	memset(c, 0, sizeof *c);
+	c->tolerance = tolerance;
+	c->e0 = c->e = energy;
+	c->r0 = c->r = residual;
+	c->gap = c->rel = INFINITY;
+	c->d = NAN;
+}
+
+/* The remaining energy from the last two decreases, INFINITY when they
+ * do not shrink (or one is not a decrease beyond rounding). */
+static double gap_estimate(double d, double dprev, double noise)
+{
+	if (!(d > noise) || !(dprev > noise))
+		return d <= noise && dprev <= noise ? 0 : INFINITY;
+	double q = d / dprev;
+	return q < 1 ? d * q / (1 - q) : INFINITY;
+}
+
+int converge_update(struct converge *c, const struct check *k)
+{
+	double dprev = c->d;
+	c->d = c->e - k->energy;
+	c->e = k->energy;
+	c->r = k->residual;
+	c->checks++;
+	if (isnan(dprev)) {
+		c->gap = c->rel = INFINITY;
+		return 0;
+	}
+	c->gap = gap_estimate(c->d, dprev, k->noise);
+	double gained = c->e0 - c->e;
+	c->rel = gained > 0 ? c->gap / gained : c->gap == 0 ? 0 : INFINITY;
+	int met = c->tolerance > 0 && c->rel <= c->tolerance;
+	c->met = met ? c->met + 1 : 0;
+	return c->met >= 2;
+}
+
+double converge_relative_residual(const struct converge *c)
+{
+	return c->r0 > 0 ? c->r / c->r0 : 0;
+}
+
+/* ---- --rho auto: Chebyshev's radius from the observed convergence ---
+ *
+ * The outer Chebyshev acceleration needs the spectral radius rho of the
+ * plain iteration; the best value grows with the resolution (0.992 is
+ * right for a few thousand vertices, 0.9995 for a 64 x 64 sheet hanging
+ * from flat).  Read from the energy: with the error shrinking by sigma
+ * per iteration, the decrease between checks shrinks by sigma^(2 n), n
+ * iterations a check.  The first estimate is the plain iterations' rate
+ * over the last two checks of the delay (rho = sigma, an estimate from
+ * below: the slowest modes have not yet taken over).  Then, in the
+ * adaptive procedure of Hageman and Young (Applied Iterative Methods,
+ * 1981, ch. 5-6), whenever the accelerated iterations converge more
+ * slowly than the estimate predicts (sqrt(omega_inf - 1) per iteration,
+ * with a margin, F = 0.75), the estimate is raised to the eigenvalue mu
+ * that would explain the observed rate, sigma = z(mu / rho) / z(1 / rho)
+ * with z(t) = t + sqrt(t^2 - 1), and the sequence restarts.  After the
+ * first estimate it only grows, to at most RHO_MAX. */
+#define RHO_MIN 0.5
+#define RHO_MAX 0.9999
+#define RHO_MARGIN 0.75
+
+void rho_init(struct rho_estimate *r, double rho)
+{
+	r->rho = rho;
+	r->dprev = NAN;
+	r->estimated = 0;
+}
+
+/* The eigenvalue that would make Chebyshev with radius rho converge at
+ * sigma per iteration, or rho when sigma is within its prediction. */
+static double rho_explaining(double rho, double sigma)
+{
+	double s = sqrt(1 - rho * rho);
+	double predicted = sqrt((1 - s) / (1 + s));
+	if (!(sigma > pow(predicted, RHO_MARGIN)))
+		return rho;
+	double y = sigma * (1 + s) / rho;
+	return y > 1 ? rho * 0.5 * (y + 1 / y) : rho;
+}
+
+int rho_update(struct rho_estimate *r, double d, int kc, int delay,
+	       int every)
+{
+	double dprev = r->dprev;
+	r->dprev = d;
+	if (!(d > 0) || !(dprev > 0))
+		return 0;
+	double sigma = pow(d / dprev, 1.0 / (2.0 * every));
+	double rho;
+	if (kc == delay && !r->estimated)   /* two plain intervals ended */
+		rho = fmin(fmax(sigma, RHO_MIN), RHO_MAX);
+	else if (kc == delay)    /* again, after a step halving */
+		rho = fmin(fmax(sigma, r->rho), RHO_MAX);
+	else if (kc >= delay + 2 * every)    /* two accelerated ones */
+		rho = fmin(rho_explaining(r->rho, sigma), RHO_MAX);
+	else
+		return 0;
+	r->estimated = 1;
+	if (rho == r->rho)
+		return 0;
+	r->rho = rho;
+	return 1;
+}
