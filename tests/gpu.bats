@@ -76,6 +76,9 @@ inner         skirt     --inner 2 --inner-rho 0 --step 0.3
 gd            skirt     -m gd
 chebyshev     skirt     -m chebyshev --rho 0.99
 pcg           skirt     -m pcg
+mg            skirt     -m mg
+rho-auto      skirt     -m chebyshev --rho auto
+tolerance     skirt     --tolerance 0.05
 denim         skirt     --material denim --check-every 4
 silk          skirt     --material silk --seam 3
 custom        skirt     --stretch 800 --bend 2e-6 --poisson 0.2 --density 0.2 --shape 30
@@ -173,6 +176,9 @@ agree() {
 @test "CUDA gives the CPU's bytes: gd" { agree gd; }
 @test "CUDA gives the CPU's bytes: chebyshev" { agree chebyshev; }
 @test "CUDA gives the CPU's bytes: pcg" { agree pcg; }
+@test "CUDA gives the CPU's bytes: mg (its finest level on the GPU)" { agree mg; }
+@test "CUDA gives the CPU's bytes: chebyshev, --rho auto" { agree rho-auto; }
+@test "CUDA gives the CPU's bytes: stopped by --tolerance" { agree tolerance; }
 @test "CUDA gives the CPU's bytes: denim" { agree denim; }
 @test "CUDA gives the CPU's bytes: silk, stiffer seams" { agree silk; }
 @test "CUDA gives the CPU's bytes: material given number by number" { agree custom; }
@@ -196,7 +202,7 @@ agree() {
 	[[ "${PLEAT_CUDA_TARGET:-model}" == model* ]] || skip "the order is the GPU's own"
 	fused && skip "the model with fused multiply-adds compares one iteration"
 	for ORDER in reverse shuffle:7 shuffle:1234; do
-		for c in block far-start gd chebyshev pcg self gather air fill dynamic; do
+		for c in block far-start gd chebyshev pcg mg self gather air fill dynamic; do
 			solve_both "$c" 16
 			cmp "$W/cpu.grid" "$W/gpu.grid" || { echo "$c in order $ORDER"; return 1; }
 		done
