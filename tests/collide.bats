@@ -53,7 +53,7 @@ sheet() {
 		run "$T" winding "$W/$kind.obj" 1500
 		echo "$kind: $output"
 		[ "$(field disagree "$output")" -eq 0 ]
-		awk -v e="$(field maxerr "$output")" 'BEGIN { exit !(e < 0.1) }'
+		numeric 'e < 0.1' e="$(field maxerr "$output")"
 	done
 }
 
@@ -62,7 +62,7 @@ sheet() {
 	run "$T" winding "$BODY" 1500
 	echo "$output"
 	[ "$(field disagree "$output")" -eq 0 ]
-	awk -v e="$(field maxerr "$output")" 'BEGIN { exit !(e < 0.1) }'
+	numeric 'e < 0.1' e="$(field maxerr "$output")"
 }
 
 @test "the winding number carried along a segment is the exact sums' difference, or unsure" {
@@ -121,9 +121,9 @@ sheet() {
 		echo "$kind: $output"
 		[ "$(field wrong-side "$output")" -eq 0 ]
 		# a facet's normal is within pi/24 (0.131) of the radial direction
-		awk -v a="$(field worst-normal "$output")" 'BEGIN { exit !(a < 0.131) }'
+		numeric 'a < 0.131' a="$(field worst-normal "$output")"
 		# the plane is n . c + 0.4 mm, to float rounding at 0.3 m
-		awk -v p="$(field worst-plane "$output")" 'BEGIN { exit !(p < 1e-7) }'
+		numeric 'p < 1e-7' p="$(field worst-plane "$output")"
 	done
 }
 
@@ -135,8 +135,8 @@ sheet() {
 	run "$T" point "$W/two.obj" 0 0 0
 	echo "$output"
 	[ "$(field inside "$output")" -eq 1 ]
-	awk -v w="$(field winding "$output")" -v d="$(field depth "$output")" \
-		'BEGIN { exit !(w > 1.9 && w < 2.1 && d > 0.18 && d < 0.2237) }'
+	numeric 'w > 1.9 && w < 2.1 && d > 0.18 && d < 0.2237' \
+		w="$(field winding "$output")" d="$(field depth "$output")"
 	run "$T" point "$W/two.obj" 0 0 0.25
 	[ "$(field inside "$output")" -eq 0 ]
 }
@@ -158,9 +158,8 @@ sheet() {
 	run "$T" distances "$BODY" "$DRESS"
 	echo "$output"
 	# MANIFEST.md: p1 = 1.0 mm, p50 = 12 mm, max = 140 mm
-	awk -v a="$(field p1 "$output")" -v b="$(field p50 "$output")" \
-	    -v c="$(field max "$output")" \
-		'BEGIN { exit !(a > 0.9e-3 && a < 1.1e-3 && b > 11e-3 && b < 13e-3 && c > 0.135 && c < 0.145) }'
+	numeric 'a > 0.9e-3 && a < 1.1e-3 && b > 11e-3 && b < 13e-3 && c > 0.135 && c < 0.145' \
+		a="$(field p1 "$output")" b="$(field p50 "$output")" c="$(field max "$output")"
 	[ "$(field inside "$output")" -eq 0 ]
 }
 
@@ -309,8 +308,8 @@ sheet() {
 @test "the repulsion gradient is the energy's; projection leaves nothing behind a plane" {
 	run "$T" repel
 	echo "$output"
-	awk -v g="$(field worst-gradient "$output")" -v p="$(field worst-projection "$output")" \
-		'BEGIN { exit !(g < 1e-2 && p < 1e-6) }'
+	numeric 'g < 1e-2 && p < 1e-6' \
+		g="$(field worst-gradient "$output")" p="$(field worst-projection "$output")"
 }
 
 @test "positions: x when there is one, else rest, and the line says which" {
