@@ -52,19 +52,46 @@ static double shade(const struct surface *s, int i, int j)
 	return AMBIENT + (1 - AMBIENT) * (lit > 0 ? lit : 0);
 }
 
+/* The picture's pixels, width x height grey. */
+static int alloc_picture(struct map *out, int width, int height,
+			 struct error *e)
+{
+	out->width = width;
+	out->height = height;
+	out->comps = 1;
+	size_t bytes;
+	if (size_mul((size_t)width * height, sizeof(float), &bytes) ||
+	    !(out->px = big_alloc(bytes)))
+		return error_set(e, "out of memory for a %d x %d preview",
+				 width, height);
+	return 0;
+}
+
+/* A grid smaller than the picture asked for: each vertex a u x u block
+ * of pixels, so that a coarse result is still seen at the size asked. */
+static int upscaled(const struct surface *s, int u, struct map *out,
+		    struct error *e)
+{
+	if (alloc_picture(out, s->w * u, s->h * u, e))
+		return -1;
+	#pragma omp parallel for schedule(dynamic, 4)
+	for (int Y = 0; Y < out->height; Y++)
+		for (int X = 0; X < out->width; X++) {
+			double g = shade(s, X / u, (out->height - 1 - Y) / u);
+			out->px[(size_t)Y * out->width + X] = g >= 0 ? (float)g : BACKDROP;
+		}
+	return 0;
+}
+
 int preview(const struct surface *s, int size, struct map *out,
 	    struct error *e)
 {
 	int longer = s->w > s->h ? s->w : s->h;
+	if (size > longer)
+		return upscaled(s, size / longer, out, e);
 	int k = size > 0 && size < longer ? (longer + size - 1) / size : 1;
-	out->width = (s->w + k - 1) / k;
-	out->height = (s->h + k - 1) / k;
-	out->comps = 1;
-	size_t bytes;
-	if (size_mul((size_t)out->width * out->height, sizeof(float), &bytes) ||
-	    !(out->px = big_alloc(bytes)))
-		return error_set(e, "out of memory for a %d x %d preview",
-				 out->width, out->height);
+	if (alloc_picture(out, (s->w + k - 1) / k, (s->h + k - 1) / k, e))
+		return -1;
 	/* pixel (X, Y) averages the k x k grid vertices of block
 	 * (X, height - 1 - Y): row 0 is the top of the pattern */
 	#pragma omp parallel for schedule(dynamic, 4)

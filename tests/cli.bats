@@ -8,17 +8,6 @@ load common
 
 # Every program built: the files bin/pleat-* (fails when there is none).
 
-# How each program is given an input file: the words that come before
-# the file.  A program not listed takes its input files as operands.
-input_prefix() {
-	case "$1" in
-	pleat-grid) echo info ;;
-	pleat-initialize) echo --flicker ;;
-	pleat-frame) echo -o "$BATS_TEST_TMPDIR/frame.grid" ;;
-	*) ;;
-	esac
-}
-
 # Programs that read no input file (pleat-drape makes its own square).
 reads_input() {
 	[ "$1" != pleat-drape ]

@@ -192,7 +192,7 @@ sheet() {
 		run "$T" project "$W/${k}1.grid" "$W/small.obj" "$W/p.grid"
 		echo "$output"
 		[ "$(field inside "$output")" -gt 100 ]
-		run pleat-collide --no-intersections -d 0 -b "$W/small.obj" "$W/p.grid"
+		run pleat-collide --no-intersections --depth 0 -b "$W/small.obj" "$W/p.grid"
 		echo "$output"
 		[ "$(count "vertices deeper" "$output")" -eq 0 ]
 	done
@@ -241,7 +241,7 @@ sheet() {
 	[ "$(field overflow "$output")" -gt 50 ]
 	[ "$(field overflow "$output")" -eq "$(field brute-overflow "$output")" ]
 	[ "$(field wrong-lists "$output")" -eq 0 ]   # each list: the 4 closest
-	run pleat-collide -s 0.00055 -k 4 "$W/stack1.grid"
+	run pleat-collide --search 0.00055 -k 4 "$W/stack1.grid"
 	echo "$output"
 	[ "$(count "vertices over 4" "$output")" -gt 50 ]
 }
@@ -256,8 +256,8 @@ sheet() {
 	[ "$a" = "$b" ]
 	[ "$c" = "$d" ]
 	"$T" body-obj small > "$W/small.obj"
-	a=$(OMP_NUM_THREADS=1 pleat-collide -l -s 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
-	b=$(OMP_NUM_THREADS=2 pleat-collide -l -s 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
+	a=$(OMP_NUM_THREADS=1 pleat-collide --list --search 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
+	b=$(OMP_NUM_THREADS=2 pleat-collide --list --search 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
 	[ "$a" = "$b" ]
 }
 
@@ -276,7 +276,7 @@ sheet() {
 	[ "$(field brute "$("$T" intersections "$W/crumple1.grid")")" -gt 50 ]
 	[ "$(field brute "$("$T" intersections "$W/flat1.grid")")" -eq 0 ]
 	# --list: a line per pair
-	run pleat-collide -l "$W/crumple1.grid"
+	run pleat-collide --list "$W/crumple1.grid"
 	[ "$(echo "$output" | grep -c '^  intersecting ')" -eq "$(count "intersecting" "${lines[0]}")" ]
 }
 
@@ -291,7 +291,7 @@ sheet() {
 		[ "$(count "vertices deeper" "$output")" -eq "$(field inside "$ref")" ]
 		[ "$(field inside "$ref")" -gt 10 ]
 	done
-	run pleat-collide -l --no-intersections -b "$W/small.obj" "$W/flat1.grid"
+	run pleat-collide --list --no-intersections -b "$W/small.obj" "$W/flat1.grid"
 	[ "$(echo "$output" | grep -c '^  inside ')" -eq "$(count "vertices deeper" "${lines[0]}")" ]
 }
 
@@ -329,7 +329,7 @@ sheet() {
 	F="$FIXTURES/collide"
 	for b in "$W/nosuch.obj:cannot open $W/nosuch.obj" \
 		 "$W:cannot open $W: Is a directory" \
-		 "$F/empty.obj:$F/empty.obj: no faces" \
+		 "$F/empty.obj:$F/empty.obj: no mesh in the input (it is empty)" \
 		 "$F/vertices-only.obj:$F/vertices-only.obj: no faces" \
 		 "$F/nan-vertex.obj:$F/nan-vertex.obj: line 3: coordinate 'nan' is not a finite number"; do
 		run --separate-stderr pleat-collide -b "${b%%:*}" "$W/flat1.grid"

@@ -48,3 +48,14 @@ numeric() {
 		return 1
 	}
 }
+
+# How each program is given an input file: the words that come before
+# the file.  A program not listed takes its input files as operands.
+input_prefix() {
+	case "$1" in
+	pleat-grid) echo info ;;
+	pleat-initialize) echo --flicker ;;
+	pleat-frame) echo -o "$BATS_TEST_TMPDIR/frame.grid" ;;
+	*) ;;
+	esac
+}

@@ -42,8 +42,8 @@ fails() {
 upsample_error() {
 	local field=$1 obj=$2 n=$3
 	shift 3
-	pleat-resample -s "$n" "$@" "$obj" > "$W/coarse.grid"
-	pleat-resample -s $((2 * n)) "$@" "$obj" > "$W/fine.grid"
+	pleat-resample -q -s "$n" "$@" "$obj" > "$W/coarse.grid"
+	pleat-resample -q -s $((2 * n)) "$@" "$obj" > "$W/fine.grid"
 	"$T" set "$field" "$W/coarse.grid" "$W/solved.grid"
 	pleat-initialize -q -u "$W/solved.grid" "$W/fine.grid" > "$W/up.grid"
 	"$T" error "$field" "$W/up.grid"
@@ -155,8 +155,8 @@ layers() {
 	# bump; this frame: 6 mm apart, so the carried bump cuts the upper one
 	layers 0.02 > "$W/far.obj"
 	layers 0.006 > "$W/near.obj"
-	pleat-resample -c 0.002 "$W/far.obj" | "$T" set bump /dev/stdin "$W/prev.grid"
-	pleat-resample -c 0.002 "$W/near.obj" > "$W/cur.grid"
+	pleat-resample --cell 0.002 "$W/far.obj" | "$T" set bump /dev/stdin "$W/prev.grid"
+	pleat-resample --cell 0.002 "$W/near.obj" > "$W/cur.grid"
 	run "$T" intersections "$W/prev.grid"
 	[[ "$output" == "intersections 0 "* ]]
 	pleat-initialize -q -t "$W/prev.grid" --untangle 0 "$W/cur.grid" > "$W/est.grid"

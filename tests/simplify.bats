@@ -39,7 +39,7 @@ skirt() {
 	"$T" sine > "$W/sine.grid"
 	last=999999999
 	for tol in 0.05 0.1 0.5; do
-		pleat-simplify -q -t "$tol" -o "$W/sine.obj" "$W/sine.grid"
+		pleat-simplify -q --tolerance "$tol" -o "$W/sine.obj" "$W/sine.grid"
 		run "$T" check "$W/sine.grid" "$W/sine.obj" "$tol"
 		echo "tolerance $tol: $output"
 		[ "$status" -eq 0 ]
@@ -108,7 +108,7 @@ skirt() {
 		pleat-resample -s 512 "$SHARED/berkeley_garments/$g" > "$W/rest.grid"
 		"$T" add-x "$W/rest.grid" 2 40 > "$W/g.grid"
 		for tol in 0.05 0.1 0.5; do
-			pleat-simplify -q -t "$tol" -o "$W/g.obj" "$W/g.grid"
+			pleat-simplify -q --tolerance "$tol" -o "$W/g.obj" "$W/g.grid"
 			run "$T" check "$W/g.grid" "$W/g.obj" "$tol"
 			echo "$g tolerance $tol: $output"
 			[ "$status" -eq 0 ]
