@@ -298,6 +298,7 @@ int main(int argc, char **argv)
 		double t0 = now_seconds();
 		if (body_load(&body, o.body_path, &e))
 			die("%s", e.msg);
+		body_warn_open(&body, o.body_path);
 		if (o.verbose)
 			fprintf(stderr, "%s: %s: %d triangles, tree built in %.3f s\n",
 				progname, o.body_path, body.ntri, now_seconds() - t0);

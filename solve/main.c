@@ -521,9 +521,11 @@ int main(int argc, char **argv)
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);
-	for (int k = 0; k < o.nbodies; k++)
+	for (int k = 0; k < o.nbodies; k++) {
 		if (body_load(&o.bodies[k], o.body_files[k], &e))
 			die("%s", e.msg);
+		body_warn_open(&o.bodies[k], o.body_files[k]);
+	}
 	if (o.stats && !(stats = fopen(o.stats, "w")))
 		die("cannot open %s: %s", o.stats, strerror(errno));
 	if (outfile_open(&out, o.output, 1, &e))

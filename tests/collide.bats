@@ -352,3 +352,26 @@ sheet() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: pleat-collide"* ]]
 }
+
+@test "an open body: pleat-solve and pleat-collide warn with its count of open edges; closed ones do not" {
+	pleat-resample -q -s 32 "$ROOT/examples/skirt.obj" > "$W/g.grid"
+	# the sphere less its north pole's fan: the 48 edges of the first ring
+	"$T" body-obj open > "$W/open.obj"
+	local want="$W/open.obj: the body is not closed: 48 open edges"
+	run --separate-stderr pleat-solve -q -n 1 --body "$W/open.obj" -o "$W/s.grid" "$W/g.grid"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "pleat-solve: warning: $want;"* ]]
+	run --separate-stderr pleat-collide -q --body "$W/open.obj" -o /dev/null "$W/g.grid"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "pleat-collide: warning: $want;"* ]]
+	# closed: one sphere, its triangles as a soup, two overlapping
+	local kind
+	for kind in sphere soup two inverted; do
+		"$T" body-obj $kind > "$W/$kind.obj"
+		run --separate-stderr pleat-solve -q -n 1 --body "$W/$kind.obj" -o "$W/s.grid" "$W/g.grid"
+		echo "$kind: $stderr"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *"not closed"* ]]
+	done
+}
