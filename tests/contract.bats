@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	W="$BATS_TEST_TMPDIR"
-	pleat-resample -s 32 "$ROOT/examples/skirt.obj" > "$W/g.grid"
+	pleat-resample -q -s 32 "$ROOT/examples/skirt.obj" > "$W/g.grid"
 	pleat-solve -q -n 4 "$W/g.grid" > "$W/s.grid"
 }
 
@@ -66,13 +66,15 @@ stream_program_dies_clean() {
 	kill "$feeder" 2>/dev/null || true
 }
 
-@test "a signal (INT, TERM) removes the temporary output of the grid stream programs" {
+@test "a signal (INT, TERM) removes the temporary output of the grid stream programs and pleat-collide" {
 	local sig
 	for sig in INT TERM; do
 		stream_program_dies_clean $sig pleat-solve -q -n 2 -o "$W/out.grid"
 		stream_program_dies_clean $sig pleat-gather --set 1,0,1 -o "$W/out.grid"
 		stream_program_dies_clean $sig pleat-grid cat -o "$W/out.grid"
 		stream_program_dies_clean $sig pleat-initialize -q -t "$W/s.grid" -o "$W/out.grid"
+		# its lines, not a grid, under the same name
+		stream_program_dies_clean $sig pleat-collide -q -o "$W/out.grid"
 		[ ! -e "$W/out.grid" ]
 	done
 }
