@@ -54,7 +54,7 @@ struct options {
 	double search;           /* 0: no proximity search */
 	int neighbours;
 	int intersections;
-	int list, verbose, progress;
+	int list, verbose, quiet, progress;
 	const char *output;
 	char **files;
 	int nfiles;
@@ -106,13 +106,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'l': deprecated_short('l', "--list"); /* fall through */
 		case OPT_LIST: o->list = 1; break;
 		case 'o': o->output = optarg; break;
-		case 'q': o->verbose = 0; break;
+		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-collide %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
 		}
+	if (o->quiet)
+		o->verbose = 0;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
 }
