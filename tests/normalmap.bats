@@ -236,13 +236,17 @@ setup() {
 	pleat-normalmap -q --preview-size 0 --preview "$W/p1.png" "$G/solved.grid"
 	run "$T" png-info "$W/p1.png"
 	[ "$output" = "$w $h 8 1" ]
-	# the longer side at most 1000 pixels, as many whole pixels a vertex as fit
-	local longer=$((w > h ? w : h)) k
-	k=$((1000 / longer))
-	[ "$k" -gt 1 ]
-	pleat-normalmap -q --preview-size 1000 --preview "$W/pk.png" "$G/solved.grid"
-	run "$T" png-info "$W/pk.png"
-	[ "$output" = "$((k * w)) $((k * h)) 8 1" ]
+	# as many whole pixels a vertex as fit: 3 for a size 3.5 times the
+	# longer side; the vertices' shades at the blocks' centres, blended
+	# between them, the outline the small picture's
+	local longer=$((w > h ? w : h))
+	pleat-normalmap -q --preview-size $((7 * longer / 2)) --preview "$W/p3.png" "$G/solved.grid"
+	run "$T" png-info "$W/p3.png"
+	[ "$output" = "$((3 * w)) $((3 * h)) 8 1" ]
+	run "$T" upscaled "$W/p1.png" "$W/p3.png" 3
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "blocks $((w * h)) mismatches 0" ]
 }
 
 # ---- bad input ----
