@@ -14,11 +14,18 @@
  * a handler of the signals that end a program (an interrupt, a kill, a
  * closed terminal or pipe), which then dies of the same signal so that
  * the caller sees it (a shell's status 128 + N).  The handler reads the
- * table only and calls only unlink(), signal() and raise(), all
- * async-signal-safe; a slot is filled with a complete name. */
+ * table only and calls only async-signal-safe functions; a slot is
+ * filled with a complete name.
+ *
+ * Outputs are opened by the main thread, which blocks the signals from
+ * creating a temporary file to entering it in the table.  A signal for
+ * the process may still go to another thread (OpenMP's workers do not
+ * block it): the handler there passes it on to the main thread, which
+ * takes it once the name is in the table. */
 #define MAX_PENDING 16
 static char *volatile pending[MAX_PENDING];
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+static pthread_t main_thread;
 
 static void remove_pending(void)
 {
@@ -31,6 +38,10 @@ static void remove_pending(void)
 
 static void on_fatal_signal(int sig)
 {
+	if (!pthread_equal(pthread_self(), main_thread)) {
+		pthread_kill(main_thread, sig);
+		return;
+	}
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i])
 			unlink(pending[i]);
@@ -50,6 +61,7 @@ static void fatal_signal_set(sigset_t *set)
  * ignored (nohup, a shell's background job): it stays ignored. */
 static void catch_fatal_signals(void)
 {
+	main_thread = pthread_self();
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof *fatal_signals;
 	     k++) {
 		struct sigaction old, sa = {.sa_handler = on_fatal_signal};
