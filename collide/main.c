@@ -14,29 +14,34 @@
 #include "body.h"
 #include "collide.h"
 #include "grid.h"
+#include "outfile.h"
 #include "progress.h"
 #include "proximity.h"
 
 static const char usage_text[] =
-"usage: pleat-collide [-b body] [-d metres] [-c channel] [-s metres]\n"
-"                     [-k count] [--no-intersections] [-l] [-v]\n"
-"                     [file ...]\n"
+"usage: pleat-collide [-b body] [--depth metres] [-c channel]\n"
+"                     [--search metres] [-k count] [--no-intersections]\n"
+"                     [--list] [-o file] [-q] [-v] [--progress] [file ...]\n"
 "\n"
 "Count the collisions of each grid's cloth: pairs of its triangles that\n"
 "intersect, and vertices inside the body.  One line a grid.\n"
 "\n"
 "  -b, --body FILE      the body (OBJ): count cloth vertices inside it\n"
-"  -d, --depth METRES   only deeper than this counts (default 0.0001)\n"
+"      --depth METRES   only deeper than this counts (default 0.0001)\n"
 "  -c, --channel NAME   positions: an f32 x 3 channel (default x, or\n"
 "                       rest when the grid has no x)\n"
-"  -s, --search METRES  also run the self-collision proximity search with\n"
+"      --search METRES  also run the self-collision proximity search with\n"
 "                       this radius and report what it finds\n"
 "  -k, --neighbours N   list length of that search (default 16)\n"
 "      --no-intersections\n"
 "                       do not test the triangles for intersections\n"
-"  -l, --list           print every offence: vertices inside the body and\n"
+"      --list           print every offence: vertices inside the body and\n"
 "                       intersecting triangle pairs\n"
+"  -o, --output FILE    write the lines to FILE instead of standard output\n"
+"  -q, --quiet          nothing on standard error but errors (the lines\n"
+"                       are the output); cancels --verbose\n"
 "  -v, --verbose        report timings on standard error\n"
+"      --progress       a line on standard error as each grid is checked\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -50,24 +55,32 @@ struct options {
 	double search;           /* 0: no proximity search */
 	int neighbours;
 	int intersections;
-	int list, verbose;
+	int list, verbose, quiet, progress;
+	const char *output;
 	char **files;
 	int nfiles;
 };
 
-enum { OPT_NO_INTERSECTIONS = 256 };
+enum { OPT_NO_INTERSECTIONS = 256, OPT_DEPTH, OPT_SEARCH, OPT_LIST,
+       OPT_PROGRESS };
+
+/* Where the lines go: standard output or --output. */
+static FILE *report;
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{"body", required_argument, NULL, 'b'},
-		{"depth", required_argument, NULL, 'd'},
+		{"depth", required_argument, NULL, OPT_DEPTH},
 		{"channel", required_argument, NULL, 'c'},
-		{"search", required_argument, NULL, 's'},
+		{"search", required_argument, NULL, OPT_SEARCH},
 		{"neighbours", required_argument, NULL, 'k'},
 		{"no-intersections", no_argument, NULL, OPT_NO_INTERSECTIONS},
-		{"list", no_argument, NULL, 'l'},
+		{"list", no_argument, NULL, OPT_LIST},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -77,21 +90,32 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->depth = 1e-4;
 	o->neighbours = COLLIDE_NEIGHBOURS;
 	o->intersections = 1;
+	o->output = "-";
+	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:d:c:s:k:lvhV", longopts, NULL)) != -1)
+	/* -d, -s and -l: the old spellings, for one release */
+	while ((c = getopt_long(argc, argv, ":b:d:c:s:k:lo:qvhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'b': o->body_path = optarg; break;
-		case 'd': o->depth = parse_double("--depth", optarg, 0, 1e3); break;
+		case 'd': deprecated_short('d', "--depth"); /* fall through */
+		case OPT_DEPTH: o->depth = parse_double("--depth", optarg, 0, 1e3); break;
 		case 'c': o->channel = optarg; break;
-		case 's': o->search = parse_double("--search", optarg, 1e-9, 1e3); break;
+		case 's': deprecated_short('s', "--search"); /* fall through */
+		case OPT_SEARCH: o->search = parse_double("--search", optarg, 1e-9, 1e3); break;
 		case 'k': o->neighbours = (int)parse_long("--neighbours", optarg, 1, COLLIDE_MAX_NEIGHBOURS); break;
 		case OPT_NO_INTERSECTIONS: o->intersections = 0; break;
-		case 'l': o->list = 1; break;
+		case 'l': deprecated_short('l', "--list"); /* fall through */
+		case OPT_LIST: o->list = 1; break;
+		case 'o': o->output = optarg; break;
+		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;
+		case OPT_PROGRESS: o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-collide %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
 		}
+	if (o->quiet)
+		o->verbose = 0;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
 }
@@ -210,10 +234,10 @@ static void intersections(const struct options *o, const struct grid *g,
 	double t0 = now_seconds();
 	size_t ntri = grid_triangles(g->width, g->height, mask, panel, &tri);
 	find_pairs(g, x, mask, panel, tri, ntri, &pl);
-	printf(", %zu triangles, %zu intersecting triangle pairs of which",
+	fprintf(report, ", %zu triangles, %zu intersecting triangle pairs of which",
 	       ntri, pl.n);
 	for (int c = 0; c < PAIR_CLASSES; c++)
-		printf("%s %zu %s", c ? "," : "", pl.count[c], pair_class_name[c]);
+		fprintf(report, "%s %zu %s", c ? "," : "", pl.count[c], pair_class_name[c]);
 	if (o->verbose)
 		fprintf(stderr, "%s: %zu triangles tested for intersections in "
 			"%.3f s\n", progname, ntri, now_seconds() - t0);
@@ -237,7 +261,7 @@ static void inside_body(const struct options *o, const struct body *b,
 	float *depth = list ? xmalloc_array(n, sizeof(float)) : NULL;
 	double deepest, t0 = now_seconds();
 	size_t in = body_count_inside(b, x, mask, n, o->depth, depth, &deepest);
-	printf(", %zu vertices deeper than %g m inside the body (deepest %.6g m)",
+	fprintf(report, ", %zu vertices deeper than %g m inside the body (deepest %.6g m)",
 	       in, o->depth, deepest);
 	if (o->verbose)
 		fprintf(stderr, "%s: body: %zu vertices tested in %.3f s\n",
@@ -261,7 +285,7 @@ static void report_proximity(const struct options *o, const struct grid *g,
 	double t0 = now_seconds();
 	proximity_refresh(&pr, x, o->search);
 	const struct proximity_stats *s = &pr.stats;
-	printf(", %zu vertex pairs closer than %g m (%zu blocks, %zu long-range "
+	fprintf(report, ", %zu vertex pairs closer than %g m (%zu blocks, %zu long-range "
 	       "block pairs, %zu vertices over %d)", s->pairs, o->search,
 	       s->blocks, s->long_pairs, s->overflow, o->neighbours);
 	if (o->verbose)
@@ -287,7 +311,7 @@ static void check_grid(const struct options *o, const struct body *b,
 	FILE *list = o->list ? open_memstream(&listed, &len) : NULL;
 	if (o->list && !list)
 		die("cannot make the list: %s", strerror(errno));
-	printf("%s: grid %d: positions %s, %zu cloth vertices", name, index,
+	fprintf(report, "%s: grid %d: positions %s, %zu cloth vertices", name, index,
 	       xc->name, count_cloth(mc->data, grid_vertices(g)));
 	if (o->intersections)
 		intersections(o, g, x, pc ? pc->data : NULL, list);
@@ -295,11 +319,12 @@ static void check_grid(const struct options *o, const struct body *b,
 		inside_body(o, b, g, x, list);
 	if (o->search > 0)
 		report_proximity(o, g, x, name, index);
-	putchar('\n');
+	fputc('\n', report);
+	progress("%s: grid %d checked", name, index);
 	if (list) {
 		if (fclose(list) == EOF)
 			die("cannot make the list: out of memory");
-		fputs(listed, stdout);
+		fputs(listed, report);
 		free(listed);
 	}
 }
@@ -331,12 +356,18 @@ int main(int argc, char **argv)
 	struct body body;
 	struct error e;
 	char *stdin_name[] = {"-"};
+	struct outfile out;
 	progname = "pleat-collide";
 	parse_options(argc, argv, &o);
+	progress_init(o.progress);
+	if (outfile_open(&out, o.output, 0, &e))
+		die("%s", e.msg);
+	report = out.f;
 	if (o.body_path) {
 		double t0 = now_seconds();
 		if (body_load(&body, o.body_path, &e))
 			die("%s", e.msg);
+		body_warn_open(&body, o.body_path);
 		if (o.verbose)
 			fprintf(stderr, "%s: %s: %d triangles, tree built in %.3f s\n",
 				progname, o.body_path, body.ntri, now_seconds() - t0);
@@ -347,7 +378,7 @@ int main(int argc, char **argv)
 		check_stream(&o, o.body_path ? &body : NULL, files[k]);
 	if (o.body_path)
 		body_free(&body);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		die("write error on standard output");
+	if (outfile_close(&out, &e))
+		die("%s", e.msg);
 	return 0;
 }

@@ -317,13 +317,14 @@ static int edge_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Whether the triangles form a closed surface (a cycle: every edge is
- * run as often in one direction as in the other), with vertices at the
- * same position (bit for bit) taken as one, so that a soup of closed
- * shells counts as closed.  The winding number of a closed surface is
- * an integer, constant off the triangles; of one with a boundary it is
- * not (see walk_inside). */
-static int is_closed(const double (*v)[3], int nv, const int (*tri)[3], int ntri)
+/* The open edges of the triangles: those not run as often in one
+ * direction as in the other, vertices at the same position (bit for bit)
+ * taken as one, so that a soup of closed shells has none.  The surface
+ * is closed (a cycle) when there is none: its winding number is an
+ * integer, constant off the triangles; with a boundary it is not (see
+ * walk_inside). */
+static size_t open_edges(const double (*v)[3], int nv, const int (*tri)[3],
+			 int ntri)
 {
 	struct position *order = xmalloc_array((size_t)nv, sizeof *order);
 	int *id = xmalloc_array((size_t)nv, sizeof *id);
@@ -348,18 +349,26 @@ static int is_closed(const double (*v)[3], int nv, const int (*tri)[3], int ntri
 			e[ne++].sign = i < j ? 1 : -1;
 		}
 	qsort(e, ne, sizeof *e, edge_cmp);
-	int closed = 1;
-	for (size_t k = 0; k < ne && closed;) {
+	size_t open = 0;
+	for (size_t k = 0; k < ne;) {
 		int sum = 0;
 		size_t at = k;
 		for (; k < ne && e[k].key == e[at].key; k++)
 			sum += e[k].sign;
-		closed = sum == 0;
+		open += sum != 0;
 	}
 	free(order);
 	free(id);
 	free(e);
-	return closed;
+	return open;
+}
+
+void body_warn_open(const struct body *b, const char *path)
+{
+	if (!b->closed)
+		warnx("%s: the body is not closed: %zu open edges; near its "
+		      "holes inside and outside are uncertain, and cloth there "
+		      "may be pushed out the wrong way", path, b->open_edges);
 }
 
 int body_build(struct body *b, const double (*v)[3], int nv,
@@ -416,7 +425,8 @@ int body_build(struct body *b, const double (*v)[3], int nv,
 	}
 	b->volume = vol6 / 6;
 	b->orientation = b->volume < 0 ? -1 : 1;
-	b->closed = is_closed(v, nv, tri, ntri);
+	b->open_edges = open_edges(v, nv, tri, ntri);
+	b->closed = b->open_edges == 0;
 	moments(b);
 	bury(b);
 	free(cen);

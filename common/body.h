@@ -96,6 +96,7 @@ struct body {
 				  as the other (vertices at the same
 				  position taken as one): closed shells,
 				  overlapping or not */
+	size_t open_edges;     /* the edges that are not: 0 when closed */
 };
 
 /* Builds a body from a triangle soup: nv positions, ntri triangles of
@@ -112,6 +113,10 @@ int body_build(struct body *b, const double (*v)[3], int nv,
 int body_load(struct body *b, const char *path, struct error *e);
 
 void body_free(struct body *b);
+
+/* For the programs that read a body: a warning on standard error, naming
+ * the file and its open edges, when the body is not closed. */
+void body_warn_open(const struct body *b, const char *path);
 
 /* The closest point of the body's surface to p. */
 struct body_hit {

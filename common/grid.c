@@ -730,8 +730,26 @@ static int read_grid(struct source *s, struct grid *g, const struct where *w,
 	return r;
 }
 
+/* How messages name a stream: "-" is standard input. */
+static const char *stream_name(const char *name)
+{
+	return strcmp(name, "-") ? name : "standard input";
+}
+
+int grid_error_empty(const char *name, struct error *e)
+{
+	return error_set(e, "%s: no grid in the input (it is empty)",
+			 stream_name(name));
+}
+
 int grid_read(struct grid_reader *r, struct grid *g, struct error *e)
 {
+	if (r->index == 0 && r->offset == 0 && isatty(fileno(r->f))) {
+		memset(g, 0, sizeof *g);
+		return error_set(e, "%s is a terminal: grids are binary; give "
+				 "a grid file or pipe grids in",
+				 stream_name(r->name));
+	}
 	struct source s = {.f = r->f, .offset = r->offset};
 	struct where w = {r->name, r->index + 1};
 	int res = read_grid(&s, g, &w, e);
@@ -784,6 +802,8 @@ int grid_each(FILE *f, const char *name, grid_visit *visit, void *arg,
 		visit(&g, r.index, arg);
 		grid_free(&g);
 	}
+	if (res == 0 && r.index == 0)
+		return grid_error_empty(name, e);
 	return res < 0 ? -1 : r.index;
 }
 
@@ -799,9 +819,6 @@ int grid_each_path(const char *path, grid_visit *visit, void *arg,
 	int n = grid_each(f, path, visit, arg, e);
 	if (!stdin_input)
 		fclose(f);
-	if (n == 0 && !stdin_input)
-		return error_set(e, "%s: holds no grid (the file is empty)",
-				 path);
 	return n;
 }
 

@@ -104,19 +104,27 @@ int grid_set_extra(struct grid *g, const char *key, const char *value,
 
 /* Reads the next grid.  Returns 1 when a grid was read, 0 at a clean end
  * of stream (no byte left before a grid), -1 on error with e filled, the
- * message naming the stream, the grid and the place. */
+ * message naming the stream, the grid and the place.  A stream that is a
+ * terminal is refused before anything is read: a grid is binary, nobody
+ * types one, and a program waiting there silently looks hung. */
 int grid_read(struct grid_reader *r, struct grid *g, struct error *e);
+
+/* The error of an input that holds no grid, "no grid in the input",
+ * naming it ("-" is standard input).  Returns -1.  Every program that
+ * reads grids treats an empty input so: the trace of a job that failed
+ * upstream, never an empty result. */
+int grid_error_empty(const char *name, struct error *e);
 
 /* The programs' stream loop: reads every grid of stream f (named `name`
  * in messages), calls visit(g, index, arg) on each, index counting from
  * 1 in the stream, and frees it.  Returns how many grids were read, or
- * -1 on a read error with e filled (the grids before it were visited). */
+ * -1 on a read error with e filled (the grids before it were visited)
+ * or on a stream with no grid (grid_error_empty). */
 typedef void grid_visit(struct grid *g, int index, void *arg);
 int grid_each(FILE *f, const char *name, grid_visit *visit, void *arg,
 	      struct error *e);
 /* grid_each on the file at path, "-" for standard input (its pipe
- * widened).  A named file with no grid is an error (the trace of a job
- * that failed upstream); an empty standard input is an empty stream. */
+ * widened). */
 int grid_each_path(const char *path, grid_visit *visit, void *arg,
 		   struct error *e);
 

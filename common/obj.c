@@ -374,7 +374,9 @@ static int parse_buffer(struct obj_mesh *m, char *buf, size_t len,
 			r = read_line(P, p);
 		p = stop + 1;
 	}
-	if (r == 0 && m->ntri == 0)
+	if (r == 0 && len == 0)
+		r = error_set(e, "%s: no mesh in the input (it is empty)", name);
+	else if (r == 0 && m->ntri == 0)
 		r = error_set(e, "%s: no faces", name);
 	free(P);
 	if (r < 0)

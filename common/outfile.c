@@ -2,15 +2,30 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* Temporary files still open, removed by an exit handler so that die()
- * anywhere in a program leaves nothing under a half-written name. */
+ * anywhere in a program leaves nothing under a half-written name, and by
+ * a handler of the signals that end a program (an interrupt, a kill, a
+ * closed terminal or pipe), which then dies of the same signal so that
+ * the caller sees it (a shell's status 128 + N).  The handler reads the
+ * table only and calls only async-signal-safe functions; a slot is
+ * filled with a complete name.
+ *
+ * Outputs are opened by the main thread, which blocks the signals from
+ * creating a temporary file to entering it in the table.  A signal for
+ * the process may still go to another thread (OpenMP's workers do not
+ * block it): the handler there passes it on to the main thread, which
+ * takes it once the name is in the table. */
 #define MAX_PENDING 16
-static char *pending[MAX_PENDING];
+static char *volatile pending[MAX_PENDING];
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+static pthread_t main_thread;
 
 static void remove_pending(void)
 {
@@ -21,11 +36,48 @@ static void remove_pending(void)
 		}
 }
 
+static void on_fatal_signal(int sig)
+{
+	if (!pthread_equal(pthread_self(), main_thread)) {
+		pthread_kill(main_thread, sig);
+		return;
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void fatal_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t k = 0; k < sizeof fatal_signals / sizeof *fatal_signals;
+	     k++)
+		sigaddset(set, fatal_signals[k]);
+}
+
+/* Catches the fatal signals, except one the program was started with
+ * ignored (nohup, a shell's background job): it stays ignored. */
+static void catch_fatal_signals(void)
+{
+	main_thread = pthread_self();
+	for (size_t k = 0; k < sizeof fatal_signals / sizeof *fatal_signals;
+	     k++) {
+		struct sigaction old, sa = {.sa_handler = on_fatal_signal};
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(fatal_signals[k], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(fatal_signals[k], &sa, NULL);
+	}
+}
+
 static void track(char *tmp, int on)
 {
 	static int registered;
 	if (!registered) {
 		atexit(remove_pending);
+		catch_fatal_signals();
 		registered = 1;
 	}
 	for (int i = 0; i < MAX_PENDING; i++)
@@ -72,7 +124,14 @@ int outfile_open(struct outfile *o, const char *path, int binary,
 	size_t n = strlen(path) + 16;
 	o->tmp = xmalloc(n);
 	snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+	/* the fatal signals wait until the name is in the table */
+	sigset_t fatal, old;
+	fatal_signal_set(&fatal);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
 	int fd = mkstemp(o->tmp);
+	if (fd >= 0)
+		track(o->tmp, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
 		int err = errno;
 		free(o->tmp);
@@ -88,11 +147,11 @@ int outfile_open(struct outfile *o, const char *path, int binary,
 		int err = errno;
 		close(fd);
 		unlink(o->tmp);
+		track(o->tmp, 0);
 		free(o->tmp);
 		o->tmp = NULL;
 		return error_set(e, "cannot open %s: %s", path, strerror(err));
 	}
-	track(o->tmp, 1);
 	return 0;
 }
 

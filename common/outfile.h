@@ -20,7 +20,9 @@ struct outfile {
 };
 
 /* Opens path for writing; binary outputs are refused on a terminal.
- * Returns 0 or -1 with e naming the path and the reason. */
+ * Returns 0 or -1 with e naming the path and the reason.  A program
+ * opens its outputs from its main thread (the signal handling counts on
+ * it). */
 int outfile_open(struct outfile *o, const char *path, int binary,
 		 struct error *e);
 

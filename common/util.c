@@ -73,6 +73,12 @@ void warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+void deprecated_short(char letter, const char *long_name)
+{
+	warnx("-%c for %s is deprecated and goes in the next release (see "
+	      "pleat(7)): write %s", letter, long_name, long_name);
+}
+
 int size_mul(size_t a, size_t b, size_t *out)
 {
 	if (b != 0 && a > SIZE_MAX / b)

@@ -35,6 +35,10 @@ _Noreturn void usage_fail(const char *fmt, ...) __attribute__((format(printf, 1,
  * and opterr = 0. */
 _Noreturn void usage_bad_option(int c, char **argv);
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An old short option whose letter the toolkit's contract (pleat(7))
+ * gives another meaning, or none: it still works for one release, with
+ * a warning that names its long spelling. */
+void deprecated_short(char letter, const char *long_name);
 
 /* Allocation that dies with a message instead of returning NULL.  The
  * array form checks n * size for overflow first. */

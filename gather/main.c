@@ -13,13 +13,14 @@
 #include "gather.h"
 #include "grid.h"
 #include "outfile.h"
+#include "progress.h"
 
 static const char usage_text[] =
 "usage: pleat-gather [--set sxx,sxy,syy]\n"
 "                    [--shirr angle,offset,width,factor[,edge]]\n"
 "                    [--quilt period,line,factor[,angle]] [--strokes file]\n"
 "                    [--perturb amount[,size]] [--seed n] [--stretch-scale]\n"
-"                    [-o file] [file ...]\n"
+"                    [-o file] [-q] [-v] [--progress] [file ...]\n"
 "\n"
 "Make or edit the gathering tensor field (the gather channel) of each grid:\n"
 "the field it has (or the identity) times each option's pattern, in the\n"
@@ -43,6 +44,9 @@ static const char usage_text[] =
 "      --stretch-scale  times the stretch the coarse input (the rest\n"
 "                       channel) already has over the pattern\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
+"  -q, --quiet          no summary line per grid on standard error\n"
+"  -v, --verbose        also the seconds each grid took\n"
+"      --progress       a line on standard error as each grid is read\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -58,12 +62,13 @@ struct options {
 	int nops;
 	uint64_t seed;
 	const char *output;
+	int quiet, verbose, progress;
 	char **files;
 	int nfiles;
 };
 
 enum { OPT_SET = 256, OPT_SHIRR, OPT_QUILT, OPT_STROKES, OPT_PERTURB,
-       OPT_SEED, OPT_STRETCH };
+       OPT_SEED, OPT_STRETCH, OPT_PROGRESS };
 
 static const struct option longopts[] = {
 	{"set", required_argument, NULL, OPT_SET},
@@ -74,6 +79,9 @@ static const struct option longopts[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"stretch-scale", no_argument, NULL, OPT_STRETCH},
 	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -194,8 +202,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof *o);
 	o->seed = 1;
 	o->output = "-";
+	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:qvhV", longopts, NULL)) != -1)
 		switch (c) {
 		case OPT_SET: parse_set(o, optarg); break;
 		case OPT_SHIRR: parse_shirr(o, optarg); break;
@@ -205,6 +214,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_SEED: o->seed = (uint64_t)parse_long("--seed", optarg, 0, 2147483647L); break;
 		case OPT_STRETCH: new_op(o, OP_STRETCH); break;
 		case 'o': o->output = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case OPT_PROGRESS: o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-gather %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
@@ -237,11 +249,39 @@ static float *field_of(struct grid *g, const char *where)
 	return f;
 }
 
+/* The line per grid: how far the field scales the fabric (the extreme
+ * eigenvalues of the tensors over the cloth) and where it differs from
+ * the identity. */
+static void summary(const struct grid *g, const float *f, const char *where)
+{
+	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
+	const uint8_t *mask = mc ? mc->data : NULL;
+	double lo = HUGE_VAL, hi = -HUGE_VAL;
+	size_t cloth = 0, gathered = 0;
+	for (size_t v = 0; v < grid_vertices(g); v++) {
+		if (mask && (mask[v] & (MASK_INSIDE | MASK_GHOST)) != MASK_INSIDE)
+			continue;
+		double a = f[3 * v], b = f[3 * v + 1], c = f[3 * v + 2];
+		double mid = 0.5 * (a + c), r = hypot(0.5 * (a - c), b);
+		lo = fmin(lo, mid - r);
+		hi = fmax(hi, mid + r);
+		cloth++;
+		gathered += a != 1 || b != 0 || c != 1;
+	}
+	if (!cloth)
+		lo = hi = 1;
+	fprintf(stderr, "%s: %s: rest lengths scaled by %.4g to %.4g; %zu of "
+		"%zu cloth vertices gathered\n", progname, where, lo, hi,
+		gathered, cloth);
+}
+
 static void gather_grid(const struct options *o, struct grid *g,
 			const char *where)
 {
 	struct error e;
 	const float *check;
+	double t0 = now_seconds();
+	progress("%s read", where);
 	float *f = field_of(g, where);
 	for (int k = 0; k < o->nops; k++)
 		if (gather_apply(g, &o->op[k], f, &e))
@@ -250,6 +290,11 @@ static void gather_grid(const struct options *o, struct grid *g,
 	 * can still over- or underflow in a long chain */
 	if (gather_channel(g, &check, &e))
 		die("%s: the result: %s", where, e.msg);
+	if (!o->quiet)
+		summary(g, check, where);
+	if (o->verbose)
+		fprintf(stderr, "%s: %s: %.3f s\n", progname, where,
+			now_seconds() - t0);
 }
 
 struct gather_args {
@@ -286,6 +331,7 @@ int main(int argc, char **argv)
 	char *stdin_name[] = {"-"};
 	progname = "pleat-gather";
 	parse_options(argc, argv, &o);
+	progress_init(o.progress);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);

@@ -14,12 +14,15 @@
 #include "grid.h"
 #include "half.h"
 #include "outfile.h"
+#include "progress.h"
 
 static const char usage_text[] =
-"usage: pleat-grid info [file ...]\n"
-"       pleat-grid check [file ...]\n"
-"       pleat-grid cat [-o file] [-d channel] [file ...]\n"
-"       pleat-grid dump [-a] [-c channel] [file ...]\n"
+"usage: pleat-grid info [-o file] [-q] [-v] [--progress] [file ...]\n"
+"       pleat-grid check [-q] [-v] [--progress] [file ...]\n"
+"       pleat-grid cat [-o file] [-q] [-v] [--progress] [-d channel]\n"
+"                      [file ...]\n"
+"       pleat-grid dump [-o file] [-q] [-v] [--progress] [-a] [-c channel]\n"
+"                       [file ...]\n"
 "\n"
 "Inspect, check and copy pleat grid streams (see pleat-grid(5)).\n"
 "\n"
@@ -28,7 +31,11 @@ static const char usage_text[] =
 "  cat                  copy the grids to the output\n"
 "  dump                 print channel values as text, a vertex a line:\n"
 "                       grid index, i, j, then each channel's components\n"
-"  -o, --output FILE    (cat) write to FILE instead of standard output\n"
+"  -o, --output FILE    (info, cat, dump) write to FILE instead of\n"
+"                       standard output\n"
+"  -q, --quiet          (cat) no summary line per grid on standard error\n"
+"  -v, --verbose        (check) a line per good grid on standard error\n"
+"      --progress       a line on standard error as each grid is read\n"
 "  -d, --drop NAME      (cat) leave out channel NAME; may be repeated\n"
 "  -c, --channel NAME   (dump) print channel NAME; may be repeated\n"
 "                       (default: every channel)\n"
@@ -40,13 +47,15 @@ static const char usage_text[] =
 
 #define MAX_NAMES GRID_MAX_CHANNELS
 
+enum { OPT_PROGRESS = 256 };
+
 struct options {
 	const char *command;
 	const char *output;
 	const char *names[MAX_NAMES];   /* --drop or --channel names */
 	int nnames;
 	int ndrop, nchannel;
-	int all;
+	int all, quiet, verbose, progress;
 	char **files;
 	int nfiles;
 };
@@ -65,6 +74,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"drop", required_argument, NULL, 'd'},
 		{"channel", required_argument, NULL, 'c'},
 		{"all", no_argument, NULL, 'a'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -72,13 +84,17 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c;
 	memset(o, 0, sizeof *o);
 	o->output = "-";
+	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:ahV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:d:c:aqvhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'd': add_name(o, "--drop", optarg); o->ndrop++; break;
 		case 'c': add_name(o, "--channel", optarg); o->nchannel++; break;
 		case 'a': o->all = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case OPT_PROGRESS: o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-grid %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
@@ -91,7 +107,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage_fail("unknown command '%s'", o->command);
 	int is_cat = strcmp(o->command, "cat") == 0;
 	int is_dump = strcmp(o->command, "dump") == 0;
-	if ((strcmp(o->output, "-") && !is_cat) || (o->ndrop && !is_cat) ||
+	int is_check = strcmp(o->command, "check") == 0;
+	if ((strcmp(o->output, "-") && is_check) || (o->ndrop && !is_cat) ||
 	    (o->nchannel && !is_dump) || (o->all && !is_dump))
 		usage_fail("option not valid for '%s'", o->command);
 	o->files = argv + optind;
@@ -113,14 +130,15 @@ static double value_at(const struct grid_channel *c, size_t k)
 	}
 }
 
-static void print_info(const struct grid *g, const char *name, int index)
+static void print_info(FILE *out, const struct grid *g, const char *name,
+		       int index)
 {
 	size_t n = grid_vertices(g);
-	printf("%s: grid %d: %d x %d vertices, cell %.6g m, origin %.6g %.6g\n",
+	fprintf(out, "%s: grid %d: %d x %d vertices, cell %.6g m, origin %.6g %.6g\n",
 	       name, index, g->width, g->height, g->cell, g->origin[0],
 	       g->origin[1]);
 	for (int i = 0; i < g->nextra; i++)
-		printf("  key %s\n", g->extra[i]);
+		fprintf(out, "  key %s\n", g->extra[i]);
 	for (int i = 0; i < g->nchannels; i++) {
 		const struct grid_channel *c = &g->channels[i];
 		double lo = INFINITY, hi = -INFINITY;
@@ -134,9 +152,9 @@ static void print_info(const struct grid *g, const char *name, int index)
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
-		printf("  channel %-12s %-3s x %d  min %.9g  max %.9g", c->name,
+		fprintf(out, "  channel %-12s %-3s x %d  min %.9g  max %.9g", c->name,
 		       grid_type_name(c->type), c->comps, lo, hi);
-		printf(bad ? "  non-finite %zu\n" : "\n", bad);
+		fprintf(out, bad ? "  non-finite %zu\n" : "\n", bad);
 	}
 	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
 	if (mc) {
@@ -144,12 +162,13 @@ static void print_info(const struct grid *g, const char *name, int index)
 		for (size_t v = 0; v < n; v++)
 			for (int b = 0; b < 5; b++)
 				count[b] += (((const uint8_t *)mc->data)[v] >> b) & 1;
-		printf("  mask: inside %zu, boundary %zu, ghost %zu, fixed %zu, "
+		fprintf(out, "  mask: inside %zu, boundary %zu, ghost %zu, fixed %zu, "
 		       "seam %zu\n", count[0], count[1], count[2], count[3], count[4]);
 	}
 }
 
-static void dump_grid(const struct grid *g, const struct options *o, int index)
+static void dump_grid(FILE *out, const struct grid *g, const struct options *o,
+		      int index)
 {
 	const struct grid_channel *sel[MAX_NAMES];
 	int nsel = 0;
@@ -165,11 +184,11 @@ static void dump_grid(const struct grid *g, const struct options *o, int index)
 			size_t v = (size_t)j * g->width + i;
 			if (!o->all && mc && !(((uint8_t *)mc->data)[v] & MASK_INSIDE))
 				continue;
-			printf("%d %d %d", index, i, j);
+			fprintf(out, "%d %d %d", index, i, j);
 			for (int s = 0; s < nsel; s++)
 				for (int k = 0; k < sel[s]->comps; k++)
-					printf(" %.9g", value_at(sel[s], v * sel[s]->comps + k));
-			putchar('\n');
+					fprintf(out, " %.9g", value_at(sel[s], v * sel[s]->comps + k));
+			fputc('\n', out);
 		}
 }
 
@@ -186,15 +205,26 @@ static void process_grid(struct grid *g, int index, void *arg)
 	const struct options *o = a->o;
 	struct error e;
 	(*a->index)++;
+	progress("%s: grid %d read", a->path, index);
 	if (strcmp(o->command, "info") == 0) {
-		print_info(g, a->path, index);
+		print_info(a->out, g, a->path, index);
 	} else if (strcmp(o->command, "dump") == 0) {
-		dump_grid(g, o, *a->index);
+		dump_grid(a->out, g, o, *a->index);
 	} else if (strcmp(o->command, "cat") == 0) {
+		int had = g->nchannels;
 		for (int i = 0; i < o->nnames; i++)
 			grid_remove(g, o->names[i]);
 		if (grid_write(g, a->out, o->output, &e))
 			die("%s", e.msg);
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s: grid %d: %d x %d, %d channels "
+				"copied, %d dropped\n", progname, a->path, index,
+				g->width, g->height, g->nchannels,
+				had - g->nchannels);
+	} else if (o->verbose) {
+		fprintf(stderr, "%s: %s: grid %d: good (%d x %d, %d channels)\n",
+			progname, a->path, index, g->width, g->height,
+			g->nchannels);
 	}
 }
 
@@ -216,16 +246,15 @@ int main(int argc, char **argv)
 	int index = 0;
 	progname = "pleat-grid";
 	parse_options(argc, argv, &o);
+	progress_init(o.progress);
 	int is_cat = strcmp(o.command, "cat") == 0;
-	if (is_cat && outfile_open(&out, o.output, 1, &e))
+	if (outfile_open(&out, o.output, is_cat, &e))
 		die("%s", e.msg);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	for (int k = 0; k < nfiles; k++)
-		process(&o, files[k], is_cat ? out.f : stdout, &index);
-	if (is_cat && outfile_close(&out, &e))
+		process(&o, files[k], out.f, &index);
+	if (outfile_close(&out, &e))
 		die("%s", e.msg);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		die("write error on standard output");
 	return 0;
 }

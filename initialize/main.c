@@ -14,12 +14,16 @@
 
 #include "initialize.h"
 #include "outfile.h"
+#include "progress.h"
 
 static const char usage_text[] =
-"usage: pleat-initialize -u coarse [-o file] [-q] [file ...]\n"
+"usage: pleat-initialize -u coarse [-o file] [-q] [-v] [--progress]\n"
+"                        [file ...]\n"
 "       pleat-initialize -t prev [--cold-start] [--untangle n]\n"
-"                        [--collision-scale s] [-o file] [-q] [file ...]\n"
-"       pleat-initialize --flicker [-o file] [-q] [file ...]\n"
+"                        [--collision-scale s] [-o file] [-q] [-v]\n"
+"                        [--progress] [file ...]\n"
+"       pleat-initialize --flicker [-o file] [-q] [-v] [--progress]\n"
+"                        [file ...]\n"
 "\n"
 "Set the x channel of each grid to a starting guess for pleat-solve: the\n"
 "wrinkles of a solved coarser level or of the previous frame's result.\n"
@@ -45,6 +49,9 @@ static const char usage_text[] =
 "                       from=K to=K+1 vertices=N mean=M max=X at=I,J (metres)\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
 "  -q, --quiet          no summary line per grid on standard error\n"
+"  -v, --verbose        also the seconds each grid took (--upsample,\n"
+"                       --transfer)\n"
+"      --progress       a line on standard error as each grid is read\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -60,12 +67,13 @@ struct options {
 	int untangle;            /* iterations, -1 when not given */
 	double collision_scale;  /* 0 when not given: from the cell */
 	const char *output;
-	int quiet;
+	int quiet, verbose, progress;
 	char **files;
 	int nfiles;
 };
 
-enum { OPT_COLD_START = 256, OPT_UNTANGLE, OPT_COLLISION_SCALE, OPT_FLICKER };
+enum { OPT_COLD_START = 256, OPT_UNTANGLE, OPT_COLLISION_SCALE, OPT_FLICKER,
+       OPT_PROGRESS };
 
 static void set_mode(struct options *o, enum mode m)
 {
@@ -84,6 +92,8 @@ static const struct option longopts[] = {
 	{"flicker", no_argument, NULL, OPT_FLICKER},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -95,8 +105,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof *o);
 	o->output = "-";
 	o->untangle = -1;
+	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":u:t:o:qhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":u:t:o:qvhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'u': set_mode(o, MODE_UPSAMPLE); o->source = optarg; break;
 		case 't': set_mode(o, MODE_TRANSFER); o->source = optarg; break;
@@ -106,6 +117,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_FLICKER: set_mode(o, MODE_FLICKER); break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case OPT_PROGRESS: o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-initialize %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
@@ -218,16 +231,26 @@ static void initialize_all(const struct options *o, FILE **in, char **files,
 		struct item it = {.name = files[k]};
 		int res;
 		while ((res = grid_read(&r, &it.g, &e)) == 1) {
+			double t0 = now_seconds();
 			it.index = r.index;
+			progress("%s: grid %d read: %s", it.name, it.index,
+				 o->mode == MODE_UPSAMPLE ? "upsampling" :
+				 "transferring");
 			if (o->mode == MODE_UPSAMPLE)
 				do_upsample(o, &it, &src);
 			else
 				do_transfer(o, &it, have ? &src : NULL);
+			if (o->verbose)
+				fprintf(stderr, "%s: %s: grid %d: %.3f s\n",
+					progname, it.name, it.index,
+					now_seconds() - t0);
 			if (grid_write(&it.g, out.f, o->output, &e))
 				die("%s", e.msg);
 			grid_free(&it.g);
 		}
-		if (res < 0)
+		if (res == 0 && r.index == 0)
+			grid_error_empty(files[k], &e);
+		if (res < 0 || r.index == 0)
 			die("%s", e.msg);
 	}
 	if (outfile_close(&out, &e))
@@ -275,13 +298,16 @@ static void flicker_all(const struct options *o, FILE **in, char **files,
 			struct item *cur = &it[seq % 2], *prev = &it[(seq + 1) % 2];
 			cur->name = files[k];
 			cur->index = r.index;
+			progress("%s: grid %d read", cur->name, cur->index);
 			if (seq > 0) {
 				flicker_pair(o, out.f, seq, prev, cur);
 				grid_free(&prev->g);
 			}
 			seq++;
 		}
-		if (res < 0)
+		if (res == 0 && r.index == 0)
+			grid_error_empty(files[k], &e);
+		if (res < 0 || r.index == 0)
 			die("%s", e.msg);
 	}
 	if (seq < 2)
@@ -298,6 +324,7 @@ int main(int argc, char **argv)
 	char *stdin_name[] = {"-"};
 	progname = "pleat-initialize";
 	parse_options(argc, argv, &o);
+	progress_init(o.progress);
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "grid.h"
 #include "normalmap.h"
@@ -16,9 +17,9 @@
 #define MAX_SIDE 16384   /* texels along either side of a map */
 
 static const char usage_text[] =
-"usage: pleat-normalmap [-m mesh] [-o file] [--object file]\n"
-"                       [--displacement file] [--preview file] [-s size]\n"
-"                       [-b bits] [--directx] [--dilate texels]\n"
+"usage: pleat-normalmap [--mesh mesh] [-o file] [-q] [-v] [--object file]\n"
+"                       [--displacement file] [--preview file] [--size size]\n"
+"                       [--bits bits] [--directx] [--dilate texels]\n"
 "                       [--uv-region u0,v0,u1,v1 | --uv-fit]\n"
 "                       [--displacement-range metres]\n"
 "                       [--preview-size pixels] [--progress] [file]\n"
@@ -26,18 +27,20 @@ static const char usage_text[] =
 "Bake the wrinkles of a solved grid into texture maps of the coarse mesh\n"
 "it was laid over, in the mesh's own texture coordinates.\n"
 "\n"
-"  -m, --mesh FILE      the coarse mesh (OBJ) of the grid's frame (default:\n"
+"      --mesh FILE      the coarse mesh (OBJ) of the grid's frame (default:\n"
 "                       the file the grid names as its source)\n"
 "  -o, --output FILE    tangent-space normal map (PNG; MikkTSpace frames;\n"
 "                       standard output when no map is asked for)\n"
+"  -q, --quiet          no summary line on standard error\n"
+"  -v, --verbose        also the times of reading, baking and writing\n"
 "      --object FILE    object-space normal map (PNG)\n"
 "      --displacement FILE\n"
 "                       displacement along the coarse normal: a 16-bit PNG,\n"
 "                       or metres as floats when FILE ends in .pfm\n"
 "      --preview FILE   shaded picture of the wrinkles over the pattern\n"
 "                       (8-bit grey PNG)\n"
-"  -s, --size N|WxH     map size in texels (default 2048)\n"
-"  -b, --bits N         8 or 16 bits per channel of the normal maps\n"
+"      --size N|WxH     map size in texels (default 2048)\n"
+"      --bits N         8 or 16 bits per channel of the normal maps\n"
 "                       (default 8)\n"
 "      --directx        green channel down (-Y, Unreal); default up (+Y,\n"
 "                       OpenGL: Blender, Unity)\n"
@@ -45,42 +48,48 @@ static const char usage_text[] =
 "                       (default 16)\n"
 "      --uv-region U0,V0,U1,V1\n"
 "                       texture coordinates the map covers (default\n"
-"                       0,0,1,1)\n"
+"                       0,0,1,1 when the mesh's are in it, else --uv-fit)\n"
 "      --uv-fit         cover the texture coordinates' bounding box,\n"
 "                       widened to the map's aspect ratio\n"
 "      --displacement-range M\n"
 "                       PNG displacement: 0 and 1 stand for -M and +M\n"
 "                       metres (default 0.01)\n"
-"      --preview-size N at most N pixels along the longer side (default\n"
-"                       1024; 0: a pixel per grid vertex)\n"
+"      --preview-size N N pixels along the longer side, or as near as\n"
+"                       whole pixels per vertex go (default 1024; 0: a\n"
+"                       pixel per grid vertex)\n"
 "      --progress       report progress and timings on standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
 "The grid (one, solved: with an x channel) is read from file, or from\n"
-"standard input when file is - or absent.  See pleat-normalmap(1).\n";
+"standard input when file is - or absent.  Maps are PNG files (a\n"
+"displacement also .pfm); a name with another extension is refused.\n"
+"See pleat-normalmap(1).\n";
 
 struct options {
 	struct bake_options b;
 	const char *mesh, *input;
 	const char *path[NMAPS];     /* output of each map, NULL for none */
 	const char *preview;
-	int bits, preview_size, uv_fit, progress;
+	int bits, preview_size, uv_fit, progress, quiet, verbose;
+	int have_region;             /* --uv-region given */
 	double range;                /* displacement range, metres */
 };
 
 enum { OPT_OBJECT = 256, OPT_DISPLACEMENT, OPT_PREVIEW, OPT_DIRECTX,
        OPT_DILATE, OPT_REGION, OPT_FIT, OPT_RANGE, OPT_PREVIEW_SIZE,
-       OPT_PROGRESS };
+       OPT_PROGRESS, OPT_MESH, OPT_SIZE, OPT_BITS };
 
 static const struct option longopts[] = {
-	{"mesh", required_argument, NULL, 'm'},
+	{"mesh", required_argument, NULL, OPT_MESH},
 	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
 	{"object", required_argument, NULL, OPT_OBJECT},
 	{"displacement", required_argument, NULL, OPT_DISPLACEMENT},
 	{"preview", required_argument, NULL, OPT_PREVIEW},
-	{"size", required_argument, NULL, 's'},
-	{"bits", required_argument, NULL, 'b'},
+	{"size", required_argument, NULL, OPT_SIZE},
+	{"bits", required_argument, NULL, OPT_BITS},
 	{"directx", no_argument, NULL, OPT_DIRECTX},
 	{"dilate", required_argument, NULL, OPT_DILATE},
 	{"uv-region", required_argument, NULL, OPT_REGION},
@@ -149,6 +158,21 @@ static void defaults(struct options *o)
 	o->input = "-";
 }
 
+/* The format follows the name: PNG, or PFM for a displacement.  A name
+ * with another extension (out.jpg, out.exr) is refused rather than
+ * written as PNG under a name that says otherwise; a name without one
+ * (-, /dev/null) gets PNG. */
+static void check_extension(const char *opt, const char *path, int pfm_ok)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	if (!dot || strcasecmp(dot, ".png") == 0 ||
+	    (pfm_ok && strcasecmp(dot, ".pfm") == 0))
+		return;
+	usage_fail("%s: %s: pleat-normalmap writes PNG (.png)%s, not %s", opt,
+		   path, pfm_ok ? " or PFM (.pfm)" : "", dot);
+}
+
 static void validate(struct options *o, int have_region)
 {
 	if (!o->path[MAP_TANGENT] && !o->path[MAP_OBJECT] &&
@@ -165,6 +189,11 @@ static void validate(struct options *o, int have_region)
 		usage_fail("only one output can go to standard output (-)");
 	for (int k = 0; k < NMAPS; k++)
 		o->b.want[k] = o->path[k] != NULL;
+	static const char *opt[NMAPS + 1] = {"--output", "--object",
+					     "--displacement", "--preview"};
+	for (int k = 0; k <= NMAPS; k++)
+		if (outs[k])
+			check_extension(opt[k], outs[k], k == MAP_DISPLACEMENT);
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -172,15 +201,21 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c, have_region = 0;
 	defaults(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:o:s:b:hV", longopts, NULL)) != -1)
+	/* -m, -s and -b: the old spellings, for one release */
+	while ((c = getopt_long(argc, argv, ":m:o:qvs:b:hV", longopts, NULL)) != -1)
 		switch (c) {
-		case 'm': o->mesh = optarg; break;
+		case 'm': deprecated_short('m', "--mesh"); /* fall through */
+		case OPT_MESH: o->mesh = optarg; break;
 		case 'o': o->path[MAP_TANGENT] = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
 		case OPT_OBJECT: o->path[MAP_OBJECT] = optarg; break;
 		case OPT_DISPLACEMENT: o->path[MAP_DISPLACEMENT] = optarg; break;
 		case OPT_PREVIEW: o->preview = optarg; break;
-		case 's': parse_size(optarg, &o->b.width, &o->b.height); break;
-		case 'b':
+		case 's': deprecated_short('s', "--size"); /* fall through */
+		case OPT_SIZE: parse_size(optarg, &o->b.width, &o->b.height); break;
+		case 'b': deprecated_short('b', "--bits"); /* fall through */
+		case OPT_BITS:
 			o->bits = (int)parse_long("--bits", optarg, 8, 16);
 			if (o->bits != 8 && o->bits != 16)
 				usage_fail("--bits: %s is not 8 or 16", optarg);
@@ -200,6 +235,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage_fail("one grid file at most (got %d)", argc - optind);
 	if (optind < argc)
 		o->input = argv[optind];
+	o->have_region = have_region;
 	validate(o, have_region);
 }
 
@@ -217,8 +253,8 @@ static void read_grid(const char *path, struct grid *g)
 	int res = grid_read(&r, g, &e);
 	if (res < 0)
 		die("%s", e.msg);
-	if (res == 0)
-		die("%s: no grid in the input", path);
+	if (res == 0 && grid_error_empty(path, &e))
+		die("%s", e.msg);
 	if (getc(f) != EOF)
 		die("%s: more than one grid: pleat-normalmap bakes one grid, "
 		    "with the mesh of its frame", path);
@@ -238,6 +274,20 @@ static const char *mesh_path(const struct options *o, const struct grid *g)
 		    "(its source key is %s): give --mesh", o->input,
 		    src ? "-, standard input" : "absent");
 	return src;
+}
+
+/* Whether every texture coordinate of the mesh is in the unit square:
+ * where they are not (the toolkit's coordinates are metres), the default
+ * map covers their box instead, as --uv-fit. */
+static int uv_in_unit_square(const struct obj_mesh *m)
+{
+	for (int t = 0; t < m->ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			const double *uv = m->vt[m->tri_vt[t][k]];
+			if (uv[0] < 0 || uv[0] > 1 || uv[1] < 0 || uv[1] > 1)
+				return 0;
+		}
+	return 1;
 }
 
 /* --uv-fit: the texture coordinates' bounding box, widened about its
@@ -334,11 +384,13 @@ static void report(const struct options *o, const struct surface *s,
 {
 	size_t n = (size_t)o->b.width * o->b.height;
 	const double *r = o->b.region;
-	progress("%s: texture scale %.6g m per unit; map %d x %d over %g,%g to "
-		 "%g,%g: %zu island texels (%.1f%%), %zu without cloth around, "
-		 "%zu dilated", o->input, s->uv_scale, o->b.width, o->b.height,
-		 r[0], r[1], r[2], r[3], st->island, 100.0 * st->island / n,
-		 st->fallback, st->dilated);
+	if (!o->quiet)
+		fprintf(stderr, "%s: %s: texture scale %.6g m per unit; map %d x "
+			"%d over %g,%g to %g,%g%s: %zu island texels (%.1f%%), %zu "
+			"without cloth around, %zu dilated\n", progname, o->input,
+			s->uv_scale, o->b.width, o->b.height, r[0], r[1], r[2],
+			r[3], o->uv_fit ? " (fitted)" : "", st->island,
+			100.0 * st->island / n, st->fallback, st->dilated);
 	if (st->clipped && !o->uv_fit)
 		warnx("%s: %d triangles reach outside the texture coordinates "
 		      "%g,%g to %g,%g that the map covers; see --uv-fit",
@@ -356,7 +408,7 @@ int main(int argc, char **argv)
 	struct error e;
 	progname = "pleat-normalmap";
 	parse_options(argc, argv, &o);
-	progress_init(o.progress);
+	progress_init(o.verbose ? 1 : o.progress);
 	/* outputs first: a path that cannot be written fails before the work */
 	for (int k = 0; k < NMAPS; k++)
 		if (o.path[k])
@@ -378,6 +430,8 @@ int main(int argc, char **argv)
 	double t2 = now_seconds();
 	progress("read in %.2f s; frames and normals in %.2f s", t1 - t0, t2 - t1);
 
+	if (!o.uv_fit && !o.have_region && !uv_in_unit_square(&m))
+		o.uv_fit = 1;
 	if (o.uv_fit)
 		fit_region(&m, &o.b, o.b.region);
 	struct map maps[NMAPS];
@@ -404,6 +458,9 @@ int main(int argc, char **argv)
 			die("%s", e.msg);
 		progress("preview %d x %d in %.2f s", pv.width, pv.height,
 			 now_seconds() - t4);
+		if (!o.quiet)
+			fprintf(stderr, "%s: %s: preview %d x %d\n", progname,
+				o.preview, pv.width, pv.height);
 		map_free(&pv);
 	}
 	surface_free(&s);

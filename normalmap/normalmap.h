@@ -117,7 +117,8 @@ size_t dilate(int32_t *src, int w, int h, int rings);
 /* A grey picture of the wrinkles over the pattern: Lambert shading of
  * the wrinkled normal in the frame of the coarse surface, light from the
  * upper left; at most `size` pixels along the longer side (0: one pixel
- * per grid vertex).  Row 0 is the top (highest pattern y). */
+ * per grid vertex), a grid smaller than that shown with each vertex a
+ * block of pixels, as many as fit, the shades blended between vertices.  Row 0 is the top (highest pattern y). */
 int preview(const struct surface *s, int size, struct map *out,
 	    struct error *e);
 

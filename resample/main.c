@@ -15,9 +15,9 @@
 #include "resample.h"
 
 static const char usage_text[] =
-"usage: pleat-resample [-s cells | -c metres] [-o file] [-u scale]\n"
-"                      [-g cells] [-a degrees] [--ghost-all] [--smooth]\n"
-"                      [--weld mm] [--progress]\n"
+"usage: pleat-resample [-s cells | --cell metres] [-o file] [-q] [-v]\n"
+"                      [--uv-scale scale] [-g cells] [--ghost-angle degrees]\n"
+"                      [--ghost-all] [--smooth] [--weld mm] [--progress]\n"
 "                      [file ...]\n"
 "\n"
 "Lay a regular grid over the sewing pattern (the texture coordinates) of\n"
@@ -25,12 +25,14 @@ static const char usage_text[] =
 "\n"
 "  -s, --size N         N cells across the longer side of the pattern\n"
 "                       (default 1024)\n"
-"  -c, --cell METRES    cell size in metres, instead of --size\n"
+"      --cell METRES    cell size in metres, instead of --size\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
-"  -u, --uv-scale S     metres per texture-coordinate unit (default 1)\n"
+"  -q, --quiet          no summary line per grid on standard error\n"
+"  -v, --verbose        also the pattern's panels and seams, with times\n"
+"      --uv-scale S     metres per texture-coordinate unit (default 1)\n"
 "  -g, --ghost-band N   add N cells of ghost vertices past sewn boundaries\n"
 "                       (default 0: none)\n"
-"  -a, --ghost-angle D  angle of the ghost band to the panel, in degrees,\n"
+"      --ghost-angle D  angle of the ghost band to the panel, in degrees,\n"
 "                       towards the front side (default 0)\n"
 "      --ghost-all      put the ghost band past open boundaries too\n"
 "      --weld MM        sew boundary edges of different panels whose ends\n"
@@ -44,12 +46,14 @@ static const char usage_text[] =
 "With no file, or when file is -, read standard input.\n"
 "See pleat-resample(1) and pleat-grid(5).\n";
 
+enum { OPT_CELL = 256, OPT_UV_SCALE, OPT_GHOST_ANGLE };
+
 struct options {
 	struct resample_options r;
 	const char *output;
 	double weld;             /* metres */
 	int welding;             /* --weld given */
-	int progress;
+	int progress, quiet, verbose;
 	char **files;
 	int nfiles;
 };
@@ -58,11 +62,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{"size", required_argument, NULL, 's'},
-		{"cell", required_argument, NULL, 'c'},
+		{"cell", required_argument, NULL, OPT_CELL},
 		{"output", required_argument, NULL, 'o'},
-		{"uv-scale", required_argument, NULL, 'u'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"uv-scale", required_argument, NULL, OPT_UV_SCALE},
 		{"ghost-band", required_argument, NULL, 'g'},
-		{"ghost-angle", required_argument, NULL, 'a'},
+		{"ghost-angle", required_argument, NULL, OPT_GHOST_ANGLE},
 		{"ghost-all", no_argument, NULL, 'G'},
 		{"smooth", no_argument, NULL, 'S'},
 		{"weld", required_argument, NULL, 'W'},
@@ -78,14 +84,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->output = "-";
 	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:c:o:u:g:a:hV", longopts, NULL)) != -1)
+	/* -c, -u and -a: the old spellings, for one release */
+	while ((c = getopt_long(argc, argv, ":s:c:o:qvu:g:a:hV", longopts, NULL)) != -1)
 		switch (c) {
 		case 's': o->r.size = (int)parse_long("--size", optarg, 1, 1 << 20); have_size = 1; break;
-		case 'c': o->r.cell = parse_double("--cell", optarg, 1e-7, 1e3); have_cell = 1; break;
+		case 'c': deprecated_short('c', "--cell"); /* fall through */
+		case OPT_CELL: o->r.cell = parse_double("--cell", optarg, 1e-7, 1e3); have_cell = 1; break;
 		case 'o': o->output = optarg; break;
-		case 'u': o->r.uv_scale = parse_double("--uv-scale", optarg, 1e-9, 1e9); break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case 'u': deprecated_short('u', "--uv-scale"); /* fall through */
+		case OPT_UV_SCALE: o->r.uv_scale = parse_double("--uv-scale", optarg, 1e-9, 1e9); break;
 		case 'g': o->r.ghost_band = (int)parse_long("--ghost-band", optarg, 0, 64); break;
-		case 'a': o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
+		case 'a': deprecated_short('a', "--ghost-angle"); /* fall through */
+		case OPT_GHOST_ANGLE: o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
 		case 'G': o->r.ghost_all = 1; break;
 		case 'S': o->r.smooth = 1; break;
 		case 'W': o->weld = 1e-3 * parse_double("--weld", optarg, 0, 1e6); o->welding = 1; break;
@@ -167,9 +179,26 @@ static int *weld_first(struct obj_mesh *m, struct pattern *p,
 	return map;
 }
 
+/* The line per grid on standard error. */
+static void summary(const struct grid *g, const char *name, int frame,
+		    int npanels, double seconds)
+{
+	const uint8_t *mask = grid_find(g, "mask")->data;
+	size_t cloth = 0;
+	for (size_t v = 0; v < grid_vertices(g); v++)
+		cloth += (mask[v] & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
+	fprintf(stderr, "%s: %s: grid %d: %d x %d, cell %.4g mm, %d panels, "
+		"%zu cloth vertices (%.2f s)\n", progname, name, frame + 1,
+		g->width, g->height, g->cell * 1e3, npanels, cloth, seconds);
+}
+
 static void load(struct obj_mesh *m, const char *path)
 {
 	struct error e;
+	/* a mesh can be typed (or pasted): say what is awaited, not hang */
+	if (strcmp(path, "-") == 0 && is_terminal(stdin))
+		fprintf(stderr, "%s: reading an OBJ mesh from the terminal; "
+			"end it with Ctrl-D\n", progname);
 	if (obj_load(m, path, &e))
 		die("%s", e.msg);
 }
@@ -200,9 +229,11 @@ int main(int argc, char **argv)
 	if (l.overlaps)
 		warnx("%s: panels overlap in the pattern at %d grid vertices",
 		      files[0], l.overlaps);
-	progress("%s: %d panels, %d seam edges, grid %d x %d, cell %.3g mm (%.2f s)",
-		 files[0], p.npanels, p.nseam_edges, l.grid.width, l.grid.height,
-		 l.grid.cell * 1e3, now_seconds() - t0);
+	if (o.verbose || progress_enabled())
+		fprintf(stderr, "%s: %s: %d panels, %d seam edges, grid %d x %d, "
+			"cell %.3g mm (%.2f s)\n", progname, files[0], p.npanels,
+			p.nseam_edges, l.grid.width, l.grid.height,
+			l.grid.cell * 1e3, now_seconds() - t0);
 	if (outfile_open(&out, o.output, 1, &e))
 		die("%s", e.msg);
 	for (int k = 0; k < nfiles; k++) {
@@ -238,8 +269,8 @@ int main(int argc, char **argv)
 			die("%s", e.msg);
 		if (k > 0)
 			obj_free(&frame);
-		progress("%s: frame %d written (%.2f s)", files[k], k,
-			 now_seconds() - t0);
+		if (!o.quiet)
+			summary(&l.grid, files[k], k, p.npanels, now_seconds() - t0);
 	}
 	if (outfile_close(&out, &e))
 		die("%s", e.msg);

@@ -23,14 +23,14 @@
 #include "simplify.h"
 
 static const char usage_text[] =
-"usage: pleat-simplify [-t mm] [-o file] [-f format] [-1] [--pc2 file]\n"
-"                      [--start-frame n] [--open-seams] [--progress] [-q]\n"
-"                      [file ...]\n"
+"usage: pleat-simplify [--tolerance mm] [-o file] [-f format] [-1]\n"
+"                      [--pc2 file] [--start-frame n] [--open-seams]\n"
+"                      [--progress] [-q] [-v] [file ...]\n"
 "\n"
 "Simplify the surface of each grid into a triangle mesh with texture\n"
 "coordinates (the pattern, in metres) and normals.\n"
 "\n"
-"  -t, --tolerance MM   how far a grid vertex may be from the mesh, in\n"
+"      --tolerance MM   how far a grid vertex may be from the mesh, in\n"
 "                       millimetres (default 0.1)\n"
 "  -o, --output FILE    write to FILE instead of standard output; a %d\n"
 "                       in FILE (or %04d...) numbers the grids from 0\n"
@@ -44,6 +44,7 @@ static const char usage_text[] =
 "      --open-seams     leave the panels apart along seams (default:\n"
 "                       join them with a strip of triangles)\n"
 "      --progress       report each stage on standard error\n"
+"  -v, --verbose        the same as --progress\n"
 "  -q, --quiet          no summary line per grid\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -64,7 +65,8 @@ struct options {
 	int nfiles;
 };
 
-enum { OPT_PC2 = 256, OPT_START, OPT_OPEN_SEAMS, OPT_PROGRESS };
+enum { OPT_PC2 = 256, OPT_START, OPT_OPEN_SEAMS, OPT_PROGRESS,
+       OPT_TOLERANCE };
 
 static enum format parse_format(const char *s)
 {
@@ -92,7 +94,7 @@ static enum format format_of(const char *name)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"tolerance", required_argument, NULL, 't'},
+		{"tolerance", required_argument, NULL, OPT_TOLERANCE},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},
 		{"one-topology", no_argument, NULL, '1'},
@@ -101,6 +103,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"open-seams", no_argument, NULL, OPT_OPEN_SEAMS},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -112,9 +115,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->close_seams = 1;
 	o->progress = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:o:f:1qhV", longopts, NULL)) != -1)
+	/* -t: the old spelling, for one release */
+	while ((c = getopt_long(argc, argv, ":t:o:f:1qvhV", longopts, NULL)) != -1)
 		switch (c) {
-		case 't': o->tol = 1e-3 * parse_double("--tolerance", optarg, 0, 1e6); break;
+		case 't': deprecated_short('t', "--tolerance"); /* fall through */
+		case OPT_TOLERANCE: o->tol = 1e-3 * parse_double("--tolerance", optarg, 0, 1e6); break;
 		case 'o': o->output = optarg; break;
 		case 'f': o->format = parse_format(optarg); break;
 		case '1': o->one_topology = 1; break;
@@ -123,6 +128,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_OPEN_SEAMS: o->close_seams = 0; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'v': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-simplify %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
@@ -236,11 +242,11 @@ static int each_grid(struct input *in, int n, grid_fn *fn, void *arg)
 			fn(&g, &w, arg);
 			grid_free(&g);
 		}
-		if (res < 0)
+		if (res == 0 && r.index == 0)
+			grid_error_empty(in[i].name, &e);
+		if (res < 0 || r.index == 0)
 			die("%s", e.msg);
 	}
-	if (k == 0)
-		die("%s: no grid in the input", in[n - 1].name);
 	return k;
 }
 

@@ -27,7 +27,7 @@ static const char usage_text[] =
 "                   [--device device]\n"
 "                   [--air Pa] [--inflate Pa] [--fill m]\n"
 "                   [--fill-stiffness N/m3]\n"
-"                   [--stats file] [--progress] [-q] [file ...]\n"
+"                   [--stats file] [--progress] [-q] [-v] [file ...]\n"
 "\n"
 "Find the wrinkles: minimise the elastic, bending and global-shape energy\n"
 "of each grid and write it with its x channel (the solution) set.\n"
@@ -86,6 +86,7 @@ static const char usage_text[] =
 "      --progress       report each energy check on standard error:\n"
 "                       iteration k/N, elapsed and remaining time\n"
 "  -q, --quiet          no summary line per grid\n"
+"  -v, --verbose        the same as --progress\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -152,6 +153,7 @@ static const struct option longopts[] = {
 	{"fill-stiffness", required_argument, NULL, OPT_FILL_K},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -269,7 +271,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c;
 	defaults(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:n:o:qhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":m:n:o:qvhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'm': o->sp.method = parse_method(optarg); break;
 		case 'n': o->sp.iterations = (int)parse_long("--iterations", optarg, 0, 100000000); break;
@@ -321,6 +323,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_FILL_K: fill_k = parse_double("--fill-stiffness", optarg, 1e-3, 1e12); break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'v': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("pleat-solve %s\n", PLEAT_VERSION); exit(0);
 		default: usage_bad_option(c, argv);
@@ -611,9 +614,11 @@ int main(int argc, char **argv)
 	char **files = o.nfiles ? o.files : stdin_name;
 	int nfiles = o.nfiles ? o.nfiles : 1;
 	FILE **in = open_input_files(files, nfiles);
-	for (int k = 0; k < o.nbodies; k++)
+	for (int k = 0; k < o.nbodies; k++) {
 		if (body_load(&o.bodies[k], o.body_files[k], &e))
 			die("%s", e.msg);
+		body_warn_open(&o.bodies[k], o.body_files[k]);
+	}
 	if (o.stats && !(stats = fopen(o.stats, "w")))
 		die("cannot open %s: %s", o.stats, strerror(errno));
 	if (outfile_open(&out, o.output, 1, &e))

@@ -53,7 +53,7 @@ sheet() {
 		run "$T" winding "$W/$kind.obj" 1500
 		echo "$kind: $output"
 		[ "$(field disagree "$output")" -eq 0 ]
-		awk -v e="$(field maxerr "$output")" 'BEGIN { exit !(e < 0.1) }'
+		numeric 'e < 0.1' e="$(field maxerr "$output")"
 	done
 }
 
@@ -62,7 +62,7 @@ sheet() {
 	run "$T" winding "$BODY" 1500
 	echo "$output"
 	[ "$(field disagree "$output")" -eq 0 ]
-	awk -v e="$(field maxerr "$output")" 'BEGIN { exit !(e < 0.1) }'
+	numeric 'e < 0.1' e="$(field maxerr "$output")"
 }
 
 @test "the winding number carried along a segment is the exact sums' difference, or unsure" {
@@ -121,9 +121,9 @@ sheet() {
 		echo "$kind: $output"
 		[ "$(field wrong-side "$output")" -eq 0 ]
 		# a facet's normal is within pi/24 (0.131) of the radial direction
-		awk -v a="$(field worst-normal "$output")" 'BEGIN { exit !(a < 0.131) }'
+		numeric 'a < 0.131' a="$(field worst-normal "$output")"
 		# the plane is n . c + 0.4 mm, to float rounding at 0.3 m
-		awk -v p="$(field worst-plane "$output")" 'BEGIN { exit !(p < 1e-7) }'
+		numeric 'p < 1e-7' p="$(field worst-plane "$output")"
 	done
 }
 
@@ -135,8 +135,8 @@ sheet() {
 	run "$T" point "$W/two.obj" 0 0 0
 	echo "$output"
 	[ "$(field inside "$output")" -eq 1 ]
-	awk -v w="$(field winding "$output")" -v d="$(field depth "$output")" \
-		'BEGIN { exit !(w > 1.9 && w < 2.1 && d > 0.18 && d < 0.2237) }'
+	numeric 'w > 1.9 && w < 2.1 && d > 0.18 && d < 0.2237' \
+		w="$(field winding "$output")" d="$(field depth "$output")"
 	run "$T" point "$W/two.obj" 0 0 0.25
 	[ "$(field inside "$output")" -eq 0 ]
 }
@@ -158,9 +158,8 @@ sheet() {
 	run "$T" distances "$BODY" "$DRESS"
 	echo "$output"
 	# MANIFEST.md: p1 = 1.0 mm, p50 = 12 mm, max = 140 mm
-	awk -v a="$(field p1 "$output")" -v b="$(field p50 "$output")" \
-	    -v c="$(field max "$output")" \
-		'BEGIN { exit !(a > 0.9e-3 && a < 1.1e-3 && b > 11e-3 && b < 13e-3 && c > 0.135 && c < 0.145) }'
+	numeric 'a > 0.9e-3 && a < 1.1e-3 && b > 11e-3 && b < 13e-3 && c > 0.135 && c < 0.145' \
+		a="$(field p1 "$output")" b="$(field p50 "$output")" c="$(field max "$output")"
 	[ "$(field inside "$output")" -eq 0 ]
 }
 
@@ -193,7 +192,7 @@ sheet() {
 		run "$T" project "$W/${k}1.grid" "$W/small.obj" "$W/p.grid"
 		echo "$output"
 		[ "$(field inside "$output")" -gt 100 ]
-		run pleat-collide --no-intersections -d 0 -b "$W/small.obj" "$W/p.grid"
+		run pleat-collide --no-intersections --depth 0 -b "$W/small.obj" "$W/p.grid"
 		echo "$output"
 		[ "$(count "vertices deeper" "$output")" -eq 0 ]
 	done
@@ -242,7 +241,7 @@ sheet() {
 	[ "$(field overflow "$output")" -gt 50 ]
 	[ "$(field overflow "$output")" -eq "$(field brute-overflow "$output")" ]
 	[ "$(field wrong-lists "$output")" -eq 0 ]   # each list: the 4 closest
-	run pleat-collide -s 0.00055 -k 4 "$W/stack1.grid"
+	run pleat-collide --search 0.00055 -k 4 "$W/stack1.grid"
 	echo "$output"
 	[ "$(count "vertices over 4" "$output")" -gt 50 ]
 }
@@ -257,8 +256,8 @@ sheet() {
 	[ "$a" = "$b" ]
 	[ "$c" = "$d" ]
 	"$T" body-obj small > "$W/small.obj"
-	a=$(OMP_NUM_THREADS=1 pleat-collide -l -s 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
-	b=$(OMP_NUM_THREADS=2 pleat-collide -l -s 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
+	a=$(OMP_NUM_THREADS=1 pleat-collide --list --search 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
+	b=$(OMP_NUM_THREADS=2 pleat-collide --list --search 0.00055 -b "$W/small.obj" "$W/crumple2.grid")
 	[ "$a" = "$b" ]
 }
 
@@ -282,7 +281,7 @@ sheet() {
 	[ "$(field brute "$("$T" intersections "$W/crumple1.grid")")" -gt 50 ]
 	[ "$(field brute "$("$T" intersections "$W/flat1.grid")")" -eq 0 ]
 	# --list: a line per pair
-	run pleat-collide -l "$W/crumple1.grid"
+	run pleat-collide --list "$W/crumple1.grid"
 	[ "$(echo "$output" | grep -c '^  intersecting ')" -eq "$(count "intersecting" "${lines[0]}")" ]
 }
 
@@ -313,7 +312,7 @@ sheet() {
 		[ "$(count "vertices deeper" "$output")" -eq "$(field inside "$ref")" ]
 		[ "$(field inside "$ref")" -gt 10 ]
 	done
-	run pleat-collide -l --no-intersections -b "$W/small.obj" "$W/flat1.grid"
+	run pleat-collide --list --no-intersections -b "$W/small.obj" "$W/flat1.grid"
 	[ "$(echo "$output" | grep -c '^  inside ')" -eq "$(count "vertices deeper" "${lines[0]}")" ]
 }
 
@@ -330,8 +329,8 @@ sheet() {
 @test "the repulsion gradient is the energy's; projection leaves nothing behind a plane" {
 	run "$T" repel
 	echo "$output"
-	awk -v g="$(field worst-gradient "$output")" -v p="$(field worst-projection "$output")" \
-		'BEGIN { exit !(g < 1e-2 && p < 1e-6) }'
+	numeric 'g < 1e-2 && p < 1e-6' \
+		g="$(field worst-gradient "$output")" p="$(field worst-projection "$output")"
 }
 
 @test "positions: x when there is one, else rest, and the line says which" {
@@ -351,7 +350,7 @@ sheet() {
 	F="$FIXTURES/collide"
 	for b in "$W/nosuch.obj:cannot open $W/nosuch.obj" \
 		 "$W:cannot open $W: Is a directory" \
-		 "$F/empty.obj:$F/empty.obj: no faces" \
+		 "$F/empty.obj:$F/empty.obj: no mesh in the input (it is empty)" \
 		 "$F/vertices-only.obj:$F/vertices-only.obj: no faces" \
 		 "$F/nan-vertex.obj:$F/nan-vertex.obj: line 3: coordinate 'nan' is not a finite number"; do
 		run --separate-stderr pleat-collide -b "${b%%:*}" "$W/flat1.grid"
@@ -373,4 +372,27 @@ sheet() {
 	run pleat-collide --help
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: pleat-collide"* ]]
+}
+
+@test "an open body: pleat-solve and pleat-collide warn with its count of open edges; closed ones do not" {
+	pleat-resample -q -s 32 "$ROOT/examples/skirt.obj" > "$W/g.grid"
+	# the sphere less its north pole's fan: the 48 edges of the first ring
+	"$T" body-obj open > "$W/open.obj"
+	local want="$W/open.obj: the body is not closed: 48 open edges"
+	run --separate-stderr pleat-solve -q -n 1 --body "$W/open.obj" -o "$W/s.grid" "$W/g.grid"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "pleat-solve: warning: $want;"* ]]
+	run --separate-stderr pleat-collide -q --body "$W/open.obj" -o /dev/null "$W/g.grid"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "pleat-collide: warning: $want;"* ]]
+	# closed: one sphere, its triangles as a soup, two overlapping
+	local kind
+	for kind in sphere soup two inverted; do
+		"$T" body-obj $kind > "$W/$kind.obj"
+		run --separate-stderr pleat-solve -q -n 1 --body "$W/$kind.obj" -o "$W/s.grid" "$W/g.grid"
+		echo "$kind: $stderr"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *"not closed"* ]]
+	done
 }

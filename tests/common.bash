@@ -23,3 +23,39 @@ programs() {
 	done
 	[ "$found" = 1 ] || { echo "no programs in $PLEAT_BIN: run make" >&2; return 1; }
 }
+
+# numeric 'EXPR' NAME=VALUE...: true when every VALUE is a finite decimal
+# number and the awk condition EXPR on them holds.  An empty value, "nan",
+# "-nan" or "inf" fails with the value shown: awk (mawk) compares such a
+# string as a string, so that a bare `awk -v e="" 'BEGIN { exit !(e < 1) }'`
+# passes whatever the program printed.
+numeric() {
+	local expr=$1 kv name value
+	local args=() coerce=""
+	shift
+	for kv in "$@"; do
+		name=${kv%%=*}
+		value=${kv#*=}
+		if ! [[ $value =~ ^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]]; then
+			echo "numeric: $name='$value' is not a number" >&2
+			return 1
+		fi
+		args+=(-v "$name=$value")
+		coerce+="$name += 0; "
+	done
+	awk "${args[@]}" "BEGIN { $coerce exit !($expr) }" || {
+		echo "numeric: not ($expr) for $*" >&2
+		return 1
+	}
+}
+
+# How each program is given an input file: the words that come before
+# the file.  A program not listed takes its input files as operands.
+input_prefix() {
+	case "$1" in
+	pleat-grid) echo info ;;
+	pleat-initialize) echo --flicker ;;
+	pleat-frame) echo -o "$BATS_TEST_TMPDIR/frame.grid" ;;
+	*) ;;
+	esac
+}

@@ -44,13 +44,13 @@ with_header() {
 
 # ---- grid stream -------------------------------------------------------
 
-@test "grid: an empty file is an error; empty standard input is an empty stream" {
+@test "grid: an empty file or standard input is an error" {
 	: > "$W/empty.grid"
-	fails pleat-grid cat "$W/empty.grid" -- "$W/empty.grid: holds no grid (the file is empty)"
+	fails pleat-grid cat "$W/empty.grid" -- "$W/empty.grid: no grid in the input (it is empty)"
 	run --separate-stderr pleat-grid cat < "$W/empty.grid"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ -z "$stderr" ]
+	[ "$stderr" = "pleat-grid: standard input: no grid in the input (it is empty)" ]
 }
 
 @test "grid: a lone newline is not a grid" {
@@ -211,7 +211,7 @@ with_header() {
 
 @test "obj: an empty file" {
 	: > "$W/empty.obj"
-	obj_fails "$W/empty.obj" "no faces"
+	obj_fails "$W/empty.obj" "no mesh in the input (it is empty)"
 }
 
 @test "obj: truncated mid-line" {
@@ -284,14 +284,14 @@ with_header() {
 
 @test "obj: texture coordinates whose extent overflows" {
 	obj_fails "$C/obj-huge-extent.obj" "texture coordinates too large: the pattern's extent overflows"
-	fails pleat-resample -s 8 -u 1e9 "$C/obj-huge-span.obj" -- \
+	fails pleat-resample -s 8 --uv-scale 1e9 "$C/obj-huge-span.obj" -- \
 		"obj-huge-span.obj: texture coordinates too large: the pattern's extent overflows"
 }
 
 @test "obj: a cell size that gives more cells than a long holds" {
 	# 1e300 m at 1 mm: the cell count overflowed the conversion to long
 	# and wrapped to a small, wrong grid
-	fails pleat-resample -c 0.001 "$C/obj-huge-span.obj" -- \
+	fails pleat-resample --cell 0.001 "$C/obj-huge-span.obj" -- \
 		"obj-huge-span.obj: grid of 1e+303 cells across is too large (at most 1048576 each way)"
 }
 

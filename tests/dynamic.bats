@@ -25,7 +25,7 @@ square_obj() {
 # few 1e-5 J); simulated once for the file.
 setup_file() {
 	D="$BATS_FILE_TMPDIR"
-	"$ROOT/scripts/pleat-drape" -l 0.25 -s 16 -f 100 --dt 0.01 -n 128 \
+	"$ROOT/scripts/pleat-drape" --length 0.25 -s 16 --frames 100 --dt 0.01 -n 128 \
 		--stats "$D/swing.json" -o "$D/swing.grid" -- --stretch 50
 }
 
@@ -228,7 +228,7 @@ bad_input() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: pleat-drape "* ]]
 	# a failing step: exit 1, no output file
-	run --separate-stderr "$ROOT/scripts/pleat-drape" -f 2 -s 4 -o "$W/out.grid" -- --stretch 0
+	run --separate-stderr "$ROOT/scripts/pleat-drape" --frames 2 -s 4 -o "$W/out.grid" -- --stretch 0
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"pleat-drape: frame 1: pleat-solve failed" ]]
 	[ ! -e "$W/out.grid" ]

@@ -60,11 +60,15 @@ fails() {
 
 @test "--mesh and --normalmap: the files pleat-simplify and pleat-normalmap make" {
 	pleat-frame -l 192 -n 8 -o "$W/a.grid" --mesh "$W/a.ply" --normalmap "$W/a.png" \
-		--normalmap-args "--uv-fit -s 128" --simplify-args "-t 0.2" "$W/a.obj"
-	pleat-simplify -q -t 0.2 -o "$W/want.ply" "$W/a.grid"
-	pleat-normalmap -m "$W/a.obj" --uv-fit -s 128 -o "$W/want.png" "$W/a.grid"
+		--normalmap-args "--size 128" --simplify-args "--tolerance 0.2" "$W/a.obj"
+	pleat-simplify -q --tolerance 0.2 -o "$W/want.ply" "$W/a.grid"
+	# the pattern is in metres, past the unit square: the map is fitted
+	run --separate-stderr pleat-normalmap --mesh "$W/a.obj" --size 128 -o "$W/want.png" "$W/a.grid"
+	[[ "$stderr" == *"(fitted)"* ]]
 	cmp "$W/want.ply" "$W/a.ply"
 	cmp "$W/want.png" "$W/a.png"
+	pleat-normalmap -q --mesh "$W/a.obj" --uv-fit --size 128 -o "$W/fit.png" "$W/a.grid"
+	cmp "$W/fit.png" "$W/a.png"
 }
 
 @test "--stats and --times: every level's energy checks; a time per stage" {
@@ -83,7 +87,7 @@ fails() {
 	fails 1 "pleat-frame: cannot open $W/none.obj" -l 192 -o "$W/out/x.grid" "$W/none.obj"
 	fails 1 "pleat-frame: --prev $W/none.grid: No such file (--cold starts without it)" \
 		-l 192 -p "$W/none.grid" -o "$W/out/x.grid" "$W/a.obj"
-	run --separate-stderr pleat-frame -l 192 -n 4 -p "$W/none.grid" --cold -o "$W/out/x.grid" "$W/a.obj"
+	run --separate-stderr pleat-frame -q -l 192 -n 4 -p "$W/none.grid" --cold -o "$W/out/x.grid" "$W/a.obj"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == "pleat-frame: $W/none.grid does not exist: cold start" ]]
 	pleat-frame -l 192 -n 4 -o "$W/y.grid" "$W/a.obj"
@@ -136,6 +140,6 @@ fails() {
 @test "-o /dev/null is written to, not replaced (pleat-frame, pleat-drape)" {
 	pleat-frame -l 192 -n 4 -o /dev/null "$W/a.obj"
 	[ -c /dev/null ]
-	pleat-drape -f 2 -s 16 -n 8 -o /dev/null
+	pleat-drape --frames 2 -s 16 -n 8 -o /dev/null
 	[ -c /dev/null ]
 }

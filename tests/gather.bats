@@ -51,7 +51,7 @@ field_at() {
 			run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/cs.grid"
 			read -r _ _ _ motion <<< "$output"
 			# the solve moved: the comparison is not between two copies
-			awk -v m="$motion" 'BEGIN { exit !(m > 1e-4) }'
+			numeric 'm > 1e-4' m="$motion"
 			if [ "$m$model" != blockfem ]; then
 				cmp "$W/plain.grid" "$W/gathered.grid"
 				continue
@@ -63,7 +63,7 @@ field_at() {
 			run "$PLEAT_TESTBIN/test_solve" xdiff "$W/plain.grid" "$W/gathered.grid"
 			read -r _ diff _ _ <<< "$output"
 			echo "block fem: $diff of $motion"
-			awk -v d="$diff" -v m="$motion" 'BEGIN { exit !(d < 1e-3 * m) }'
+			numeric 'd < 1e-3 * m' d="$diff" m="$motion"
 		done
 	done
 }
@@ -88,9 +88,7 @@ field_at() {
 	echo "$output"
 	read -r _ s1 s2 _ angle _ z <<< "$output"
 	# the larger stretch is across 30 degrees: at -60
-	awk -v a="$s1" -v b="$s2" -v t="$angle" -v z="$z" 'BEGIN {
-		exit !(a > 0.98 && a < 1.02 && b > 0.49 && b < 0.51 &&
-		       t > -61 && t < -59 && z < 1e-6) }'
+	numeric 'a > 0.98 && a < 1.02 && b > 0.49 && b < 0.51 && t > -61 && t < -59 && z < 1e-6' a="$s1" b="$s2" t="$angle" z="$z"
 }
 
 @test "gathering 2 in a band: wrinkles in the band only, crests across the shirring direction" {
@@ -101,8 +99,7 @@ field_at() {
 	# folds with slopes of millimetres per cell in the band, fifty times
 	# less a band's width away; z varies along u (crests run along v)
 	# several times more than across (which also sees the band bulge)
-	awk -v a="$along" -v c="$across" -v f="$far" 'BEGIN {
-		exit !(a > 1e-3 && f < a / 50 && a > 4 * c) }'
+	numeric 'a > 1e-3 && f < a / 50 && a > 4 * c' a="$along" c="$across" f="$far"
 }
 
 @test "shirring 0.5 in a band: it shrinks to 0.5 (5%), and the fabric it pulls in folds beside it" {
@@ -116,9 +113,7 @@ field_at() {
 	read -r _ beside across _ _ _ _ <<< "$output"
 	# the band itself stays smooth along u (it only bends across);
 	# beside it the folds run across u
-	awk -v s="$span" -v a="$along" -v b="$beside" -v c="$across" 'BEGIN {
-		exit !(s > 0.475 && s < 0.525 && b > 5e-4 && b > 10 * a &&
-		       b > 2 * c) }'
+	numeric 's > 0.475 && s < 0.525 && b > 5e-4 && b > 10 * a && b > 2 * c' s="$span" a="$along" b="$beside" c="$across"
 }
 
 @test "a lone stroke: its tensor on the segment, the identity beyond its radius" {
@@ -133,8 +128,7 @@ field_at() {
 	printf '0.02 0.02 0.08 0.08 0.5 1 0.01\n' > "$W/d.txt"
 	pleat-gather --strokes "$W/d.txt" "$W/sq.grid" > "$W/g.grid"
 	read -r xx xy yy <<< "$(field_at "$W/g.grid" 19 19)"
-	awk -v a="$xx" -v b="$xy" -v c="$yy" 'BEGIN {
-		exit !(a > 0.7499 && a < 0.7501 && b > -0.2501 && b < -0.2499 && c > 0.7499 && c < 0.7501) }'
+	numeric 'a > 0.7499 && a < 0.7501 && b > -0.2501 && b < -0.2499 && c > 0.7499 && c < 0.7501' a="$xx" b="$xy" c="$yy"
 }
 
 @test "the perturbation is seeded: the same seed the same bytes, another seed another field" {
@@ -157,12 +151,11 @@ field_at() {
 	pleat-gather --stretch-scale "$W/st.grid" > "$W/g.grid"
 	read -r xx xy yy <<< "$(field_at "$W/g.grid" 19 19)"
 	echo "$xx $xy $yy"
-	awk -v a="$xx" -v b="$xy" -v c="$yy" 'BEGIN {
-		exit !(a > 1.1999 && a < 1.2001 && b == 0 && c > 0.9999 && c < 1.0001) }'
+	numeric 'a > 1.1999 && a < 1.2001 && b == 0 && c > 0.9999 && c < 1.0001' a="$xx" b="$xy" c="$yy"
 	# composed with a pattern after it: 0.5 x 1.2 along u
 	pleat-gather --stretch-scale --shirr 0,0.05,1,0.5 "$W/st.grid" > "$W/g.grid"
 	read -r xx _ _ <<< "$(field_at "$W/g.grid" 19 19)"
-	awk -v a="$xx" 'BEGIN { exit !(a > 0.5999 && a < 0.6001) }'
+	numeric 'a > 0.5999 && a < 0.6001' a="$xx"
 }
 
 @test "the gather channel shows in pleat-grid info and dump" {

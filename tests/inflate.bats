@@ -26,7 +26,7 @@ setup() {
 	# CPU result is the same bytes for any thread count (tested below)
 	export OMP_NUM_THREADS=1
 	"$ROOT/tests/generators/make-pillow" 0.1 4 > "$W/pillow.obj"
-	pleat-resample -c 0.005 "$W/pillow.obj" > "$W/pillow.grid"
+	pleat-resample --cell 0.005 "$W/pillow.obj" > "$W/pillow.grid"
 }
 
 # median PANEL GRID: that layer's median offset along its rest normal.

@@ -135,7 +135,7 @@ vt 0 1" ]
 @test "obj: empty file" {
 	run "$T" load empty.obj
 	[ "$status" -eq 1 ]
-	[ "$output" = "empty.obj: no faces" ]
+	[ "$output" = "empty.obj: no mesh in the input (it is empty)" ]
 }
 
 @test "obj: face with 2 corners" {

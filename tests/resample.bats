@@ -33,7 +33,7 @@ garments() {
 }
 
 @test "--cell gives the cell size asked for" {
-	pleat-resample -c 0.01 "$W/square.obj" > "$W/sq.grid"
+	pleat-resample --cell 0.01 "$W/square.obj" > "$W/sq.grid"
 	run "$T" square-check "$W/sq.grid"
 	[ "$status" -eq 0 ]
 	grep -a -q '^cell 0.01$' "$W/sq.grid"
@@ -110,7 +110,7 @@ garments() {
 	run --separate-stderr pleat-resample -s 8 -o "$W/g.grid" "$W/cm.obj"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"do not look like metres"* ]]
-	run --separate-stderr pleat-resample -s 8 -u 0.01 -o "$W/g.grid" "$W/cm.obj"
+	run --separate-stderr pleat-resample -q -s 8 --uv-scale 0.01 -o "$W/g.grid" "$W/cm.obj"
 	[ -z "$stderr" ]
 	run "$T" square-check "$W/g.grid"
 	[ "$status" -eq 0 ]
@@ -136,7 +136,7 @@ garments() {
 	f 1/1 2/2 3/3 4/4
 	f 2/5 5/6 6/7 3/8
 	OBJ
-	pleat-resample -c 0.1 -g 3 -a 90 "$W/two.obj" > "$W/g.grid"
+	pleat-resample --cell 0.1 -g 3 --ghost-angle 90 "$W/two.obj" > "$W/g.grid"
 	# ghosts: 3 columns past each sewn edge, 11 rows each, and the quarter
 	# discs of radius 3 cells around the four ends of the sewn edges
 	n=$(pleat-grid info "$W/g.grid" | grep -o 'ghost [0-9]*' | cut -d' ' -f2)
@@ -151,12 +151,12 @@ garments() {
 	# (pattern u = 1.3, v = 0.5: column 19, row 11) is 0.3 m up
 	awk '$2 == 19 && $3 == 11 { f = 1; if ($7 < 0.2999 || $7 > 0.3001 || $6 < 0.4999 || $6 > 0.5001) exit 1 } END { exit !f }' "$W/ghosts"
 	# with no ghost band there are none
-	pleat-resample -c 0.1 "$W/two.obj" | pleat-grid info | grep -q 'ghost 0,'
+	pleat-resample --cell 0.1 "$W/two.obj" | pleat-grid info | grep -q 'ghost 0,'
 }
 
 @test "sewn squares: every vertex on the sewn edge is a seam vertex, open edges are not" {
 	printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 2 0\nvt 3 0\nvt 3 1\nvt 2 1\nf 1/1 2/2 3/3 4/4\nf 2/5 5/6 6/7 3/8\n' > "$W/two.obj"
-	pleat-resample -c 0.1 "$W/two.obj" > "$W/g.grid"
+	pleat-resample --cell 0.1 "$W/two.obj" > "$W/g.grid"
 	# seam vertices: the columns at u = 1 and u = 2, 11 rows each, and their
 	# partners are mirror images (distance across the seam 0 on the edge)
 	pleat-grid dump -c mask -c seam "$W/g.grid" | awk -v ox=-0.3 '
@@ -167,9 +167,9 @@ garments() {
 @test "bad numbers and conflicting options are usage errors" {
 	run --separate-stderr pleat-resample -s 0 "$W/square.obj"
 	[ "$status" -eq 2 ]; [[ "$stderr" == *"--size: 0 is out of range"* ]]
-	run --separate-stderr pleat-resample -c nan "$W/square.obj"
+	run --separate-stderr pleat-resample --cell nan "$W/square.obj"
 	[ "$status" -eq 2 ]; [[ "$stderr" == *"--cell: 'nan' is not a number"* ]]
-	run --separate-stderr pleat-resample -s 8 -c 0.1 "$W/square.obj"
+	run --separate-stderr pleat-resample -s 8 --cell 0.1 "$W/square.obj"
 	[ "$status" -eq 2 ]; [[ "$stderr" == *"--size and --cell exclude each other"* ]]
 	run --separate-stderr pleat-resample --ghost-all "$W/square.obj"
 	[ "$status" -eq 2 ]; [ -z "$output" ]

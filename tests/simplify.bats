@@ -70,7 +70,7 @@ skirt() {
 	"$T" sine > "$W/sine.grid"
 	last=999999999
 	for tol in 0.05 0.1 0.5; do
-		pleat-simplify -q -t "$tol" -o "$W/sine.obj" "$W/sine.grid"
+		pleat-simplify -q --tolerance "$tol" -o "$W/sine.obj" "$W/sine.grid"
 		run "$T" check "$W/sine.grid" "$W/sine.obj" "$tol"
 		echo "tolerance $tol: $output"
 		[ "$status" -eq 0 ]
@@ -82,7 +82,7 @@ skirt() {
 	done
 	# the tolerance is used, not just kept: deviation above half of it
 	dev=$(field deviation_mm "$output")
-	awk -v d="$dev" 'BEGIN { exit !(d > 0.25 && d <= 0.5) }'
+	numeric 'd > 0.25 && d <= 0.5' d="$dev"
 }
 
 @test "the check finds a moved vertex, a missing triangle and a too small tolerance" {

@@ -19,6 +19,8 @@
  *                                         panels is (0.5, 0.5, 1) within
  *                                         CODES codes
  *   test_normalmap png-info FILE          width, height, bit depth, channels
+ *   test_normalmap upscaled SMALL BIG K   BIG is the preview SMALL (a pixel
+ *        a vertex) scaled up K times (odd): block centres and outline
  *   test_normalmap levels FILE            the grey levels of a PNG and
  *                                         their pixel counts
  *   test_normalmap roundtrip MESH TANGENT OBJECT MAXDEG
@@ -658,6 +660,34 @@ static int dilation(const char *bare, const char *grown, int N)
 
 /* The distinct codes of a grey image and how many pixels have each,
  * one "code count" line each, in increasing order. */
+/* BIG, a preview scaled up K times (K odd) from SMALL, a pixel a vertex:
+ * the centre pixel of each K x K block is SMALL's pixel, and a block is
+ * all backdrop (0) exactly where SMALL's pixel is (a shade is at least
+ * the ambient level).  Prints "blocks N mismatches M". */
+static int upscaled(const char *small, const char *big, int k)
+{
+	struct image s = {0}, b = {0};
+	read_png(small, &s);
+	read_png(big, &b);
+	if (s.comps != 1 || b.comps != 1 || b.w != k * s.w || b.h != k * s.h)
+		fail("not a grey picture K times the small one", big);
+	long bad = 0;
+	for (int j = 0; j < s.h; j++)
+		for (int i = 0; i < s.w; i++) {
+			unsigned want = s.code[(size_t)j * s.w + i];
+			int backdrop = 1;
+			for (int y = k * j; y < k * (j + 1); y++)
+				for (int x = k * i; x < k * (i + 1); x++)
+					backdrop &= b.code[(size_t)y * b.w + x] == 0;
+			bad += b.code[(size_t)(k * j + k / 2) * b.w + k * i + k / 2] != want ||
+			       backdrop != (want == 0);
+		}
+	printf("blocks %d mismatches %ld\n", s.w * s.h, bad);
+	image_free(&s);
+	image_free(&b);
+	return bad != 0;
+}
+
 static int levels(const char *path)
 {
 	struct image im = {0};
@@ -692,6 +722,8 @@ int main(int argc, char **argv)
 		return flat(argv[2], atof(argv[3]));
 	if (strcmp(cmd, "levels") == 0 && argc == 3)
 		return levels(argv[2]);
+	if (strcmp(cmd, "upscaled") == 0 && argc == 5 && atoi(argv[4]) % 2 == 1)
+		return upscaled(argv[2], argv[3], atoi(argv[4]));
 	if (strcmp(cmd, "png-info") == 0 && argc == 3)
 		return print_png_info(argv[2]);
 	if (strcmp(cmd, "roundtrip") == 0 && argc == 6)

@@ -240,7 +240,7 @@ static const struct mem_case mem_cases[] = {
 	  0, "v 3 vt 0 tri 1 face 1" },
 	{ "hex and signs", "v 0x1p-2 +1 -0\nv 1 0 0\nv 0 1 0\nf +1 2 3\n", 0,
 	  "v 3 vt 0 tri 1 face 1" },
-	{ "empty", "", 0, "t: no faces" },
+	{ "empty", "", 0, "t: no mesh in the input (it is empty)" },
 	{ "comments only", "# nothing\n\n", 0, "t: no faces" },
 	{ "vertices only", "v 0 0 0\n", 0, "t: no faces" },
 	{ "index 0", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", 0,
