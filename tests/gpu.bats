@@ -61,7 +61,11 @@ inputs() {
 	pleat-resample -s 128 "$W/skirt.obj" > "$W/rest.grid"
 	"$PLEAT_TESTBIN/test_solve" shift "$W/rest.grid" 1 0.01 > "$W/skirt.grid"
 	pleat-gather --shirr 0,0.3,0.1,0.7 --perturb 0.3 "$W/skirt.grid" > "$W/gathered.grid"
-	printf 'v -2 -2 -0.31\nv 2 -2 -0.31\nv 2 2 -0.31\nv -2 2 -0.31\nf 1 2 3\nf 1 3 4\n' > "$W/floor.obj"
+	# a closed slab whose top is the floor
+	printf 'v %s\n' '-2 -2 -0.5' '2 -2 -0.5' '2 2 -0.5' '-2 2 -0.5' \
+		'-2 -2 -0.31' '2 -2 -0.31' '2 2 -0.31' '-2 2 -0.31' > "$W/floor.obj"
+	printf 'f %s\n' '1 3 2' '1 4 3' '5 6 7' '5 7 8' '1 2 6' '1 6 5' \
+		'2 3 7' '2 7 6' '3 4 8' '3 8 7' '4 1 5' '4 5 8' >> "$W/floor.obj"
 	"$PLEAT_TESTBIN/test_collide" sheet fold 1 0.001 "$W/fold.grid"
 }
 
@@ -159,7 +163,7 @@ agree() {
 
 @test "every option of pleat-solve that changes the arithmetic is covered here" {
 	# The options that do not change a solve's numbers.
-	local neutral=" --iterations --output --device --stats --progress --quiet --help --version --method --check-every "
+	local neutral=" --iterations --output --device --stats --progress --verbose --quiet --help --version --method --check-every "
 	local missing=""
 	for opt in $(pleat-solve --help | grep -o -- '--[a-z-]*' | sort -u); do
 		[[ "$neutral" == *" $opt "* ]] && continue
