@@ -274,15 +274,23 @@ static int shift(const char *path, int which, double dz)
 	return 0;
 }
 
+/* The first grids of A and B, which must be of one size. */
+static int load_pair(const char *pa, const char *pb, struct grid *a,
+		     struct grid *b)
+{
+	load(pa, a);
+	load(pb, b);
+	if (a->width == b->width && a->height == b->height)
+		return 0;
+	fprintf(stderr, "the grids differ in size\n");
+	return 1;
+}
+
 static int xdiff(const char *pa, const char *pb)
 {
 	struct grid a, b;
-	load(pa, &a);
-	load(pb, &b);
-	if (a.width != b.width || a.height != b.height) {
-		fprintf(stderr, "the grids differ in size\n");
+	if (load_pair(pa, pb, &a, &b))
 		return 1;
-	}
 	const uint8_t *mask = channel(&a, "mask", GRID_U8, 1);
 	const float *rest = channel(&a, "rest", GRID_F32, 3);
 	const float *xa = channel(&a, "x", GRID_F32, 3);
@@ -326,12 +334,8 @@ static int xdiff(const char *pa, const char *pb)
 static int ulps(const char *pa, const char *pb)
 {
 	struct grid a, b;
-	load(pa, &a);
-	load(pb, &b);
-	if (a.width != b.width || a.height != b.height) {
-		fprintf(stderr, "the grids differ in size\n");
+	if (load_pair(pa, pb, &a, &b))
 		return 1;
-	}
 	const uint8_t *mask = channel(&a, "mask", GRID_U8, 1);
 	const float *xa = channel(&a, "x", GRID_F32, 3);
 	const float *xb = channel(&b, "x", GRID_F32, 3);
