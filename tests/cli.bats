@@ -114,8 +114,13 @@ pleat_version() {
 	dir=$(mktemp -d)
 	chmod 1777 "$dir"
 	local file="$dir/unreadable.obj"
+	local bin=$PLEAT_BIN
 	if [ "$(id -u)" -eq 0 ]; then
 		as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+		# the checkout may be where nobody cannot go (/root): copies
+		bin="$dir/bin"
+		cp -r "$PLEAT_BIN" "$bin"
+		chmod -R a+rX "$bin"
 	fi
 	printf 'v 0 0 0\n' >"$file"
 	chmod 000 "$file"
@@ -124,7 +129,8 @@ pleat_version() {
 	for prog in $(programs); do
 		name=$(basename "$prog")
 		reads_input "$name" || continue
-		capture "${as[@]}" "$prog" $(BATS_TEST_TMPDIR=$dir input_prefix "$name") "$file"
+		capture "${as[@]}" env PATH="$bin:$PATH" "$bin/$name" \
+			$(BATS_TEST_TMPDIR=$dir input_prefix "$name") "$file"
 		expect "$name" "an unreadable file exits 1" [ "$status" -eq 1 ]
 		expect "$name" "the message names the file" \
 			grep -qF "$file" "$BATS_TEST_TMPDIR/err"

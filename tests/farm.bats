@@ -39,6 +39,9 @@ start_slurm_for_file() {
 		export SLURM_SKIP="Slurm or munge is not installed (no ${missing% })"
 	elif [ "$(id -u)" -ne 0 ]; then
 		export SLURM_SKIP="slurmd runs jobs as their user: root only"
+	elif ! grep -q ' /sys/fs/cgroup ' /proc/self/mounts; then
+		# slurmd 22.05 starts its cgroup plugin whatever the task plugin
+		export SLURM_SKIP="slurmd needs a cgroup filesystem at /sys/fs/cgroup, and none is mounted here"
 	else
 		start=$(date +%s.%N)
 		if slurm_start "$FARM/slurm" 2> "$FARM/slurm-start.err"; then
