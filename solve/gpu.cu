@@ -305,13 +305,25 @@ __device__ void grid_grad(const struct grid_args &a, const float *x, int i,
 			  g, d);
 }
 
+/* This thread's grid vertex (i, j), v = j w + i, of a 2-D launch over
+ * the grid; 0 for the threads past its edges. */
+__device__ static inline int grid_thread(const struct grid_args &a, int *i,
+					 int *j, size_t *v)
+{
+	*i = blockIdx.x * blockDim.x + threadIdx.x;
+	*j = blockIdx.y * blockDim.y + threadIdx.y;
+	if (*i >= a.w || *j >= a.h)
+		return 0;
+	*v = (size_t)*j * (size_t)a.w + (size_t)*i;
+	return 1;
+}
+
 __global__ void gd_kernel(struct grid_args a, const float *x, float *out)
 {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	int j = blockIdx.y * blockDim.y + threadIdx.y;
-	if (i >= a.w || j >= a.h)
+	int i, j;
+	size_t v;
+	if (!grid_thread(a, &i, &j, &v))
 		return;
-	size_t v = (size_t)j * (size_t)a.w + (size_t)i;
 	vec3 g, s = v3(0.0f, 0.0f, 0.0f);
 	float d;
 	grid_grad(a, x, i, j, v, &g, &d);
@@ -326,11 +338,10 @@ __global__ void gd_kernel(struct grid_args a, const float *x, float *out)
 __global__ void gradient_kernel(struct grid_args a, const float *x,
 				float *grad)
 {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	int j = blockIdx.y * blockDim.y + threadIdx.y;
-	if (i >= a.w || j >= a.h)
+	int i, j;
+	size_t v;
+	if (!grid_thread(a, &i, &j, &v))
 		return;
-	size_t v = (size_t)j * (size_t)a.w + (size_t)i;
 	vec3 g;
 	float d;
 	grid_grad(a, x, i, j, v, &g, &d);
@@ -426,11 +437,10 @@ __global__ void check_kernel(struct grid_args a, const float *x,
 			     struct energy_coef_d cd, double shape,
 			     double *share)
 {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	int j = blockIdx.y * blockDim.y + threadIdx.y;
-	if (i >= a.w || j >= a.h)
+	int i, j;
+	size_t v;
+	if (!grid_thread(a, &i, &j, &v))
 		return;
-	size_t v = (size_t)j * (size_t)a.w + (size_t)i;
 	vec3 g = v3(0.0f, 0.0f, 0.0f);
 	float d = 0.0f;
 	if (a.mov[v])
