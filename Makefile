@@ -89,7 +89,12 @@ SCRIPT_BIN = $(SCRIPTS:scripts/%=$(BINDIR)/%)
 CU_TEST  = $(if $(filter 1,$(CUDA)),$(BUILD)/tests/test_cuda)
 
 all: $(BIN) $(TEST_BIN) $(CU_TEST) $(if $(filter 1,$(SAN)),,model)
-all: $(SCRIPT_BIN)
+all: $(SCRIPT_BIN) $(BUILD)/examples/render
+
+# The quick start's renderer (examples/run), not installed.
+$(BUILD)/examples/render: $(BUILD)/examples/render.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # The driver scripts (pleat-frame) are programs too: copied into bin/.
 $(SCRIPT_BIN): $(BINDIR)/%: scripts/%

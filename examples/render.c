@@ -1,7 +1,8 @@
 /* render.c - a shaded picture of triangle meshes, for the quick start: the
  * wrinkled skirt pleat-simplify wrote, with its body, seen from the front
- * and a little above, lit from the upper left.  Not part of the toolkit:
- * examples/run compiles it with the C compiler the build uses.
+ * and a little above, lit from the upper left.  Not part of the toolkit
+ * (not installed): make builds it into build/examples/ with pleat's OBJ
+ * reader.
  *
  *   render out.png WIDTHxHEIGHT mesh.obj [mesh.obj ...]
  *
@@ -17,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obj.h"
+
 #define SS 2                  /* samples per pixel along each axis */
 #define ELEVATION 0.35        /* radians the view looks down */
 #define BACKDROP 1.0f
@@ -28,66 +31,29 @@ struct mesh {
 	double albedo;
 };
 
-static void die(const char *what, const char *name)
+static void fail(const char *what, const char *name)
 {
 	fprintf(stderr, "render: %s: %s\n", name, what);
 	exit(1);
 }
 
-static void *grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, n * size);
-	if (!p)
-		die("out of memory", "render");
-	return p;
-}
-
-/* The OBJ index of a face corner, "i", "i/t" or "i/t/n": 1-based, or
- * negative from the end. */
-static int corner(const char *tok, int nv, const char *name)
-{
-	int i = atoi(tok);
-	if (i < 0)
-		i += nv + 1;
-	if (i < 1 || i > nv)
-		die("a face refers to a vertex that is not there", name);
-	return i - 1;
-}
-
+/* The mesh's positions and triangles, read by pleat's OBJ reader. */
 static void read_obj(const char *name, struct mesh *m)
 {
-	FILE *f = fopen(name, "r");
-	char line[4096];
-	int capv = 0, capt = 0;
-	if (!f)
-		die("cannot open", name);
+	struct obj_mesh o;
+	struct error e;
+	if (obj_load(&o, name, &e))
+		fail(e.msg, name);
+	if (!o.ntri)
+		fail("no faces", name);
 	memset(m, 0, sizeof *m);
-	while (fgets(line, sizeof line, f)) {
-		if (line[0] == 'v' && line[1] == ' ') {
-			if (m->nv == capv)
-				m->v = grow(m->v, capv = 2 * capv + 1024, sizeof *m->v);
-			double *p = m->v[m->nv++];
-			if (sscanf(line + 2, "%lf %lf %lf", &p[0], &p[1], &p[2]) != 3)
-				die("a vertex without three coordinates", name);
-		} else if (line[0] == 'f' && line[1] == ' ') {
-			char *tok[64];
-			int k = 0;
-			for (char *s = strtok(line + 2, " \t\r\n"); s && k < 64;
-			     s = strtok(NULL, " \t\r\n"))
-				tok[k++] = s;
-			for (int j = 2; j < k; j++) {  /* a fan */
-				if (m->nt == capt)
-					m->t = grow(m->t, capt = 2 * capt + 1024, sizeof *m->t);
-				int *t = m->t[m->nt++];
-				t[0] = corner(tok[0], m->nv, name);
-				t[1] = corner(tok[j - 1], m->nv, name);
-				t[2] = corner(tok[j], m->nv, name);
-			}
-		}
-	}
-	fclose(f);
-	if (!m->nt)
-		die("no faces", name);
+	m->nv = o.nv;
+	m->v = o.v;
+	m->nt = o.ntri;
+	m->t = o.tri_v;
+	o.v = NULL;
+	o.tri_v = NULL;
+	obj_free(&o);
 }
 
 /* Area-weighted vertex normals. */
@@ -95,7 +61,7 @@ static void normals(struct mesh *m)
 {
 	m->n = calloc((size_t)m->nv, sizeof *m->n);
 	if (!m->n)
-		die("out of memory", "render");
+		fail("out of memory", "render");
 	for (int t = 0; t < m->nt; t++) {
 		double *a = m->v[m->t[t][0]], *b = m->v[m->t[t][1]], *c = m->v[m->t[t][2]];
 		double e[3], g[3], n[3];
@@ -212,7 +178,7 @@ static void write_png(const char *name, const struct frame *fr)
 	int w = fr->w / SS, h = fr->h / SS;
 	png_bytep px = malloc((size_t)w * h);
 	if (!px)
-		die("out of memory", "render");
+		fail("out of memory", "render");
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
 			double sum = 0;
@@ -229,7 +195,7 @@ static void write_png(const char *name, const struct frame *fr)
 	img.height = (png_uint_32)h;
 	img.format = PNG_FORMAT_GRAY;
 	if (!png_image_write_to_file(&img, name, 0, px, w, NULL))
-		die(img.message, name);
+		fail(img.message, name);
 	free(px);
 }
 
@@ -247,7 +213,7 @@ int main(int argc, char **argv)
 	fr.img = malloc((size_t)fr.w * fr.h * sizeof *fr.img);
 	fr.depth = malloc((size_t)fr.w * fr.h * sizeof *fr.depth);
 	if (!m || !fr.img || !fr.depth)
-		die("out of memory", "render");
+		fail("out of memory", "render");
 	for (size_t i = 0; i < (size_t)fr.w * fr.h; i++) {
 		fr.img[i] = BACKDROP;
 		fr.depth[i] = -INFINITY;
