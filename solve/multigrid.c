@@ -586,7 +586,7 @@ int multigrid_run(struct problem *p, const struct grid *g,
 		  struct error *e)
 {
 	struct multigrid mg;
-	struct accel acc;
+	struct accel acc = {0};
 	struct check k;
 	double t0 = now_seconds();
 	memset(res, 0, sizeof *res);

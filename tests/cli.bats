@@ -5,6 +5,7 @@
 # covered as soon as it is built; a failure names the program.
 
 load common
+bats_require_minimum_version 1.5.0
 
 # Every program built: the files bin/pleat-* (fails when there is none).
 
@@ -125,7 +126,7 @@ pleat_version() {
 	printf 'v 0 0 0\n' >"$file"
 	chmod 000 "$file"
 	# the condition itself: this user cannot read the file
-	! "${as[@]}" cat "$file" 2>/dev/null
+	run ! "${as[@]}" cat "$file"
 	for prog in $(programs); do
 		name=$(basename "$prog")
 		reads_input "$name" || continue

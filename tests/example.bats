@@ -66,8 +66,7 @@ rms_of() {
 		pleat-solve -q --body "$Q/hips.obj" > "$W/cone.grid"
 	cone=$(rms_of "$W/cone.grid")
 	echo "# wrinkle RMS along the coarse normal: gathered skirt $gathered m, ungathered cone $cone m" >&3
-	[ -n "$gathered" ] && [ -n "$cone" ]
-	awk -v g="$gathered" -v c="$cone" 'BEGIN { exit !(g > 1.5e-3 && c < 0.75e-3) }'
+	numeric 'g > 1.5e-3 && c < 0.75e-3' g="$gathered" c="$cone"
 }
 
 @test "test_solve wrinkles: a flat sheet lifted 1 mm along its normal, RMS and mean 1 mm, nothing local" {
@@ -77,7 +76,6 @@ rms_of() {
 	run "$T" wrinkles "$W/lifted.grid"
 	echo "$output"
 	read -r _ rms _ local _ mean _ count <<< "$output"
-	awk -v r="$rms" -v l="$local" -v m="$mean" -v n="$count" 'BEGIN {
-		exit !(r + 0 == r && l + 0 == l && n > 1000 &&
-		       r > 0.999e-3 && r < 1.001e-3 && m > 0.999e-3 && m < 1.001e-3 && l < 1e-7) }'
+	numeric 'n > 1000 && r > 0.999e-3 && r < 1.001e-3 && m > 0.999e-3 && m < 1.001e-3 && l < 1e-7' \
+		r="$rms" l="$local" m="$mean" n="$count"
 }

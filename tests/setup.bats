@@ -66,7 +66,7 @@ installed_except() {
 	run env PATH="$W/bin" "$ROOT/setup" -i build
 	[ "$status" -eq 0 ]
 	grep -qx 'apt-get install -y -qq --no-install-recommends libpng-dev' "$W/calls"
-	! grep -q '^sudo' "$W/calls"
+	run ! grep -q '^sudo' "$W/calls"
 	rm "$W/calls"
 	installed_except
 	run env PATH="$W/bin" "$ROOT/setup" -i ci
