@@ -42,9 +42,7 @@ static void on_fatal_signal(int sig)
 		pthread_kill(main_thread, sig);
 		return;
 	}
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending[i])
-			unlink(pending[i]);
+	remove_pending();   /* unlink and stores: safe in a handler */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -123,9 +123,6 @@ static double rest_offset(const struct surface *s, const struct obj_mesh *m,
 typedef double offset_fn(const struct surface *s, const struct obj_mesh *m,
 			 int i, int j);
 
-/* The first cloth vertex, in row order, whose offset is not within tol:
- * its index, with the offset in *off; -1 when there is none.  Rows are
- * checked in parallel, the first one found afterwards. */
 /* How many cloth vertices have an offset not within tol, of *cloth. */
 static long count_beyond(const struct surface *s, const struct obj_mesh *m,
 			 offset_fn *f, double tol, long *cloth)
@@ -142,6 +139,9 @@ static long count_beyond(const struct surface *s, const struct obj_mesh *m,
 	return bad;
 }
 
+/* The first cloth vertex, in row order, whose offset is not within tol:
+ * its index, with the offset in *off; -1 when there is none.  Rows are
+ * counted in parallel, the first one found afterwards. */
 static long first_beyond(const struct surface *s, const struct obj_mesh *m,
 			 offset_fn *f, double tol, double *off)
 {

@@ -292,7 +292,7 @@ sheet() {
 		run pleat-collide "$W/$1$2.grid"
 		# the grid's own triangles, as a mesh (tolerance 0: nothing merges
 		# on these sheets)
-		pleat-simplify -q -t 0 --open-seams -o "$W/m.obj" "$W/$1$2.grid"
+		pleat-simplify -q --tolerance 0 --open-seams -o "$W/m.obj" "$W/$1$2.grid"
 		ref=$("$PLEAT_TESTBIN/test_intersect" pairs "$W/m.obj")
 		echo "$s: $ref | $output"
 		[ "$(count "intersecting" "$output")" -eq "$(field pairs "$ref")" ]

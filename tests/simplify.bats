@@ -169,7 +169,7 @@ skirt() {
 		pleat-resample -s 512 "$SHARED/berkeley_garments/$g" > "$W/rest.grid"
 		"$T" add-x "$W/rest.grid" 2 40 > "$W/g.grid"
 		for tol in 0.05 0.5; do
-			simplify "$W/g.grid" "$W/g.obj" -t "$tol"
+			simplify "$W/g.grid" "$W/g.obj" --tolerance "$tol"
 			run "$T" check "$W/g.grid" "$W/g.obj" "$tol" "$K"
 			echo "$g tolerance $tol: $output"
 			[ "$status" -eq 0 ]
