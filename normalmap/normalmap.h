@@ -16,6 +16,7 @@
 
 #include "grid.h"
 #include "obj.h"
+#include "rest_surface.h"
 #include "vec.h"
 
 /* ---- the wrinkled surface (surface.c) --------------------------------- */
@@ -30,6 +31,7 @@ struct surface {
 	const float *x, *rest;   /* f32 x3: wrinkled and coarse positions */
 	float *normal;           /* unit normal of x per vertex, NAN where none */
 	double uv_scale;         /* pattern metres per texture unit */
+	struct rest_surface coarse;  /* what the rest channel samples */
 };
 
 /* What the surface holds at a pattern point. */

@@ -66,17 +66,6 @@ static void tri_uv(const struct obj_mesh *m, int t, const float *b,
 	}
 }
 
-static dvec3 tri_pos(const struct obj_mesh *m, int t, const float *b)
-{
-	double w[3] = {1.0 - b[0] - b[1], b[0], b[1]};
-	dvec3 p = d3(0, 0, 0);
-	for (int k = 0; k < 3; k++) {
-		const double *v = m->v[m->tri_v[t][k]];
-		p = d3_add(p, d3_scale(d3(v[0], v[1], v[2]), w[k]));
-	}
-	return p;
-}
-
 /* Every cloth vertex must name a triangle of m. */
 static int check_triangles(const struct surface *s, const char *gname,
 			   const struct obj_mesh *m, const char *mname,
@@ -114,8 +103,9 @@ static double pattern_offset(const struct surface *s, const struct obj_mesh *m,
 static double rest_offset(const struct surface *s, const struct obj_mesh *m,
 			  int i, int j)
 {
+	(void)m;   /* s->coarse is over it */
 	size_t v = (size_t)j * s->w + i;
-	dvec3 p = tri_pos(m, s->tri[v], &s->bary[2 * v]);
+	dvec3 p = rest_surface_at(&s->coarse, s->tri[v], &s->bary[2 * v]);
 	const float *r = &s->rest[3 * v];
 	return d3_norm(d3_sub(p, d3(r[0], r[1], r[2])));
 }
@@ -295,8 +285,13 @@ int surface_init(struct surface *s, const struct grid *g, const char *gname,
 	s->h = g->height;
 	if (find_channels(s, g, gname, e) ||
 	    check_triangles(s, gname, m, mname, e) ||
-	    fit_uv_scale(s, gname, m, mname, e) ||
-	    check_rest(s, gname, m, mname, e))
+	    fit_uv_scale(s, gname, m, mname, e))
+		return -1;
+	/* the surface pleat-resample sampled the rest from */
+	const char *rest = grid_get_extra(g, REST_SURFACE_KEY);
+	rest_surface_init(&s->coarse, m,
+			  rest && strcmp(rest, REST_SURFACE_PHONG) == 0);
+	if (check_rest(s, gname, m, mname, e))
 		return -1;
 	size_t n = grid_vertices(g), bytes;
 	if (size_mul(n, 3 * sizeof(float), &bytes) ||
@@ -308,6 +303,7 @@ int surface_init(struct surface *s, const struct grid *g, const char *gname,
 
 void surface_free(struct surface *s)
 {
+	rest_surface_free(&s->coarse);
 	free(s->normal);
 	s->normal = NULL;
 }

@@ -142,10 +142,13 @@ static void check_scale(const struct obj_mesh *m, const char *name, double s)
 		      name, r);
 }
 
-static void set_keys(struct grid *g, const char *name, int frame, int npanels)
+static void set_keys(struct grid *g, const char *name, int frame, int npanels,
+		     int smooth)
 {
 	char buf[32];
 	struct error e;
+	if (smooth && grid_set_extra(g, REST_SURFACE_KEY, REST_SURFACE_PHONG, &e))
+		die("%s", e.msg);
 	snprintf(buf, sizeof buf, "%d", npanels);
 	if (grid_set_extra(g, "panels", buf, &e))
 		die("%s", e.msg);
@@ -264,7 +267,7 @@ int main(int argc, char **argv)
 			progress("%s: %zu intersecting triangle pairs at sharp folds: "
 				 "%zu vertices moved, at most %.3g mm, %d rounds", files[k],
 				 us.before, us.moved, us.max_move * 1e3, us.rounds);
-		set_keys(&l.grid, files[k], k, p.npanels);
+		set_keys(&l.grid, files[k], k, p.npanels, o.r.smooth);
 		if (grid_write(&l.grid, out.f, o.output, &e))
 			die("%s", e.msg);
 		if (k > 0)

@@ -11,6 +11,7 @@
 #include "grid.h"
 #include "obj.h"
 #include "pattern.h"
+#include "rest_surface.h"
 #include "vec.h"
 
 struct resample_options {
@@ -23,18 +24,6 @@ struct resample_options {
 	int smooth;          /* Phong tessellation of the coarse triangles */
 };
 
-/* The rest surface over a coarse mesh (smooth.c): its flat triangles, or
- * Phong tessellation of them with angle-weighted vertex normals. */
-struct rest_surface {
-	const struct obj_mesh *m;
-	dvec3 *normal;       /* per vertex of m; NULL: flat */
-};
-void rest_surface_init(struct rest_surface *rs, const struct obj_mesh *m,
-		       int smooth);
-void rest_surface_free(struct rest_surface *rs);
-/* The point of triangle t at barycentric coordinates b (of corners 1
- * and 2). */
-dvec3 rest_surface_at(const struct rest_surface *rs, int t, const float *b);
 
 /* Per-vertex correspondence with the coarse mesh, kept beside the grid. */
 struct layout {

@@ -178,6 +178,17 @@ setup() {
 	cmp "$W/1p.png" "$W/2p.png"
 }
 
+@test "a grid resampled --smooth bakes: its rest is checked against the Phong surface it names" {
+	pleat-resample -q --smooth -s 128 "$ROOT/examples/skirt.obj" |
+		pleat-solve -q -n 8 > "$W/smooth.grid"
+	pleat-grid info "$W/smooth.grid" | grep -qx '  key rest-surface phong'
+	run --separate-stderr pleat-normalmap -q --mesh "$ROOT/examples/skirt.obj" \
+		--size 64 -o "$W/smooth.png" "$W/smooth.grid"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -s "$W/smooth.png" ]
+}
+
 @test "the mesh comes from the grid's source key, or --mesh" {
 	cd "$W"
 	cp "$ROOT/examples/skirt.obj" .

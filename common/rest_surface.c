@@ -1,4 +1,4 @@
-/* smooth.c - the rest surface over the coarse mesh: its flat triangles,
+/* rest_surface.c - the rest surface over the coarse mesh: its flat triangles,
  * or (--smooth) Phong tessellation of them.
  *
  * Phong tessellation (Boubekeur and Alexa, SIGGRAPH Asia 2008): the
@@ -30,8 +30,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "resample.h"
-#include "vec.h"
+#include "rest_surface.h"
+#include "util.h"
 
 #define PHONG_ALPHA 0.75
 #define CREASE_COS 0.70710678118654752   /* cos 45 degrees */
