@@ -6,118 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "closest.h"
 #include "grid.h"
 #include "obj.h"
 #include "orient.h"
 
 #define FOUR_PI 12.566370614359172
-
-/* ---- small double helpers on arrays ---------------------------------- */
-
-static void sub3(const double *a, const double *b, double *r)
-{
-	r[0] = a[0] - b[0];
-	r[1] = a[1] - b[1];
-	r[2] = a[2] - b[2];
-}
-
-static double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double *a, const double *b, double *r)
-{
-	r[0] = a[1] * b[2] - a[2] * b[1];
-	r[1] = a[2] * b[0] - a[0] * b[2];
-	r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dist2(const double *a, const double *b)
-{
-	double d[3];
-	sub3(a, b, d);
-	return dot3(d, d);
-}
-
-/* ---- closest point on a triangle --------------------------------------- */
-
-/* Closest point of segment ab to p; returns the squared distance. */
-static double closest_on_segment(const double *p, const double *a,
-				 const double *b, double *out)
-{
-	double ab[3], ap[3];
-	sub3(b, a, ab);
-	sub3(p, a, ap);
-	double len2 = dot3(ab, ab);
-	double t = len2 > 0 ? dot3(ap, ab) / len2 : 0;
-	t = t < 0 ? 0 : t > 1 ? 1 : t;
-	for (int k = 0; k < 3; k++)
-		out[k] = a[k] + t * ab[k];
-	return dist2(p, out);
-}
-
-/* The corner itself as the closest point; returns the squared distance. */
-static double at_corner(const double *p, const double *corner, double *out)
-{
-	memcpy(out, corner, 3 * sizeof *out);
-	return dist2(p, out);
-}
-
-/* The nearest of the three edges: the closest point of a degenerate
- * triangle (a segment or a point). */
-static double nearest_edge(const double *p, const double *t, double *out)
-{
-	double best = INFINITY, q[3];
-	for (int k = 0; k < 3; k++) {
-		double d = closest_on_segment(p, t + 3 * k, t + 3 * ((k + 1) % 3), q);
-		if (d < best) {
-			best = d;
-			memcpy(out, q, sizeof q);
-		}
-	}
-	return best;
-}
-
-/* Closest point of triangle t (a, b, c) to p, by the Voronoi regions of
- * its corners, edges and face (Ericson, Real-Time Collision Detection,
- * 5.1.5).  Returns the squared distance. */
-static double closest_on_triangle(const double *p, const double *t,
-				  double *out)
-{
-	const double *a = t, *b = t + 3, *c = t + 6;
-	double ab[3], ac[3], ap[3], bp[3], cp[3];
-	sub3(b, a, ab);
-	sub3(c, a, ac);
-	sub3(p, a, ap);
-	double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-	if (d1 <= 0 && d2 <= 0)
-		return at_corner(p, a, out);
-	sub3(p, b, bp);
-	double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-	if (d3 >= 0 && d4 <= d3)
-		return at_corner(p, b, out);
-	double vc = d1 * d4 - d3 * d2;
-	if (vc <= 0 && d1 >= 0 && d3 <= 0)
-		return closest_on_segment(p, a, b, out);
-	sub3(p, c, cp);
-	double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-	if (d6 >= 0 && d5 <= d6)
-		return at_corner(p, c, out);
-	double vb = d5 * d2 - d1 * d6;
-	if (vb <= 0 && d2 >= 0 && d6 <= 0)
-		return closest_on_segment(p, a, c, out);
-	double va = d3 * d6 - d5 * d4;
-	if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
-		return closest_on_segment(p, b, c, out);
-	double sum = va + vb + vc;
-	if (!(sum > 0))
-		return nearest_edge(p, t, out);
-	double v = vb / sum, w = vc / sum;
-	for (int k = 0; k < 3; k++)
-		out[k] = a[k] + ab[k] * v + ac[k] * w;
-	return dist2(p, out);
-}
 
 /* Squared distance from p to a node's box (0 inside it). */
 static double box_dist2(const struct body_node *nd, const double *p)
