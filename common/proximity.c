@@ -90,10 +90,10 @@ static void make_blocks(struct proximity *pr, const uint8_t *mask)
 			    &pr->block[pr->tile_first[t]]);
 }
 
-int proximity_init(struct proximity *pr, const struct grid *g, int k,
-		   struct error *e)
+int collide_channels(const struct grid *g, const uint8_t **mask,
+		     const uint16_t **panel, const float **seam,
+		     struct error *e)
 {
-	memset(pr, 0, sizeof *pr);
 	const struct grid_channel *mc = grid_find_typed(g, "mask", GRID_U8, 1);
 	const struct grid_channel *pc = grid_find(g, "panel");
 	const struct grid_channel *sc = grid_find(g, "seam");
@@ -105,6 +105,21 @@ int proximity_init(struct proximity *pr, const struct grid *g, int k,
 	if (sc && (sc->type != GRID_F32 || sc->comps != 3))
 		return error_set(e, "its 'seam' channel is %s x %d, not f32 x 3",
 				 grid_type_name(sc->type), sc->comps);
+	*mask = mc->data;
+	*panel = pc ? pc->data : NULL;
+	*seam = sc ? sc->data : NULL;
+	return 0;
+}
+
+int proximity_init(struct proximity *pr, const struct grid *g, int k,
+		   struct error *e)
+{
+	memset(pr, 0, sizeof *pr);
+	const uint8_t *mask;
+	const uint16_t *panel;
+	const float *seam;
+	if (collide_channels(g, &mask, &panel, &seam, e))
+		return -1;
 	if (k < 1 || k > COLLIDE_MAX_NEIGHBOURS)
 		return error_set(e, "list length %d is not in 1..%d", k,
 				 COLLIDE_MAX_NEIGHBOURS);
@@ -116,9 +131,8 @@ int proximity_init(struct proximity *pr, const struct grid *g, int k,
 	pr->found = xcalloc(pr->n, sizeof(uint16_t));
 	pr->lock = xcalloc(pr->n, 1);
 	pr->site = xmalloc_array(pr->n, sizeof *pr->site);
-	collide_sites(g, mc->data, pc ? pc->data : NULL, sc ? sc->data : NULL,
-		      pr->site);
-	make_blocks(pr, mc->data);
+	collide_sites(g, mask, panel, seam, pr->site);
+	make_blocks(pr, mask);
 	return 0;
 }
 

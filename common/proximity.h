@@ -140,6 +140,13 @@ size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
  * count_adjacent_intersections; an edge, never. */
 int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u);
 
+/* The channels the exclusion rule and the cloth's triangles read: mask
+ * (u8 x 1, required), panel (u16 x 1) and seam (f32 x 3), NULL when
+ * absent; -1 with e set when one has the wrong type. */
+int collide_channels(const struct grid *g, const uint8_t **mask,
+		     const uint16_t **panel, const float **seam,
+		     struct error *e);
+
 /* Every vertex's exclusion site (collide.h): grid position, panel, seam
  * partner in grid units.  panel and seam may be NULL. */
 void collide_sites(const struct grid *g, const uint8_t *mask,

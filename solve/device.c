@@ -50,6 +50,7 @@ int device_open(const char *chosen, const struct problem *p,
 		.ref_link = s->ref_link, .ref_coef = s->ref_coef, .at = s->at,
 		.seam_diag = s->diag, .terms = &p->terms, .cd = p->cd,
 		.shape = p->shape, .pcg = sp->method == METHOD_PCG,
+		.safe = p->safe != NULL,
 	};
 	struct proximity_setup self;
 	if (p->prox) {
@@ -69,6 +70,8 @@ int device_open(const char *chosen, const struct problem *p,
 	dev->check = cuda_solver_check;
 	dev->keep = cuda_solver_keep;
 	dev->restore = cuda_solver_restore;
+	dev->safe_set = cuda_solver_safe_set;
+	dev->safe_poll = cuda_solver_safe_poll;
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 
 #include "cuda_launch.h"
 #include "gpu.h"
+#include "safe_hd.h"
 
 #define W    8               /* BLOCK_W of solve.h */
 #define HALO 2
@@ -61,6 +62,11 @@ struct cuda_solver {
 	/* self collision: NULL without */
 	struct proximity_cuda *prox;
 	double self_search;
+	/* --safe: the positions the bounds were measured at, the bounds, and
+	 * the counts of the last step (vertices beyond half their bound,
+	 * vertices pulled back); NULL without */
+	float *safe_x0, *safe_bound;
+	unsigned long long *safe_count;
 };
 
 /* 0, or -1 with "what: the runtime's reason" in why. */
@@ -361,6 +367,22 @@ __global__ void cheb_kernel(float *out, const float *prev, const uint8_t *mov,
 								plane + 4 * v));
 }
 
+/* --safe: every moving vertex pulled back within its bound (safe.h);
+ * count[0] += those beyond half of it, count[1] += those pulled back. */
+__global__ void safe_kernel(float *x, const float *x0, const float *bound,
+			    const uint8_t *mov, size_t n,
+			    unsigned long long *count)
+{
+	size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (v >= n || !mov[v])
+		return;
+	int r = safe_clamp_vertex(x + 3 * v, x0 + 3 * v, bound[v]);
+	if (r != SAFE_WITHIN)
+		atomicAdd(&count[0], 1ull);
+	if (r == SAFE_CLAMPED)
+		atomicAdd(&count[1], 1ull);
+}
+
 /* out = a - b, m floats */
 __global__ void sub_kernel(const float *a, const float *b, float *out,
 			   size_t m)
@@ -550,6 +572,12 @@ static cudaError_t problem_upload(struct cuda_solver *s,
 		err = upload(&s->normal, (const float *)t->infl.normal, 3 * n);
 	if (err == cudaSuccess) err = upload(&s->share, (const double *)NULL, 3 * n);
 	if (err == cudaSuccess) err = upload(&s->rows, (const double *)NULL, 3 * (size_t)s->h);
+	if (cp->safe) {
+		if (err == cudaSuccess) err = upload(&s->safe_x0, (const float *)NULL, 3 * n);
+		if (err == cudaSuccess) err = upload(&s->safe_bound, (const float *)NULL, n);
+		if (err == cudaSuccess)
+			err = upload(&s->safe_count, (const unsigned long long *)NULL, 2);
+	}
 	if (cp->pcg) {
 		float **pcg[] = {&s->z, &s->zprev, &s->d, &s->g};
 		for (size_t k = 0; k < sizeof pcg / sizeof pcg[0]; k++)
@@ -636,7 +664,7 @@ extern "C" int cuda_solver_free(struct cuda_solver *s, char *why, size_t n)
 		     s->gather, s->nbr, s->mov, s->link, s->start, s->ref_link,
 		     s->ref_coef, s->force, s->stretch, s->sgrad, s->sdiag, s->at,
 		     s->xhat, s->normal, s->share, s->rows, s->z, s->zprev, s->d,
-		     s->g};
+		     s->g, s->safe_x0, s->safe_bound, s->safe_count};
 	cudaError_t err = cudaSuccess;
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
 		cudaError_t e = cudaFree(p[k]);
@@ -752,6 +780,10 @@ extern "C" int cuda_solver_step(struct cuda_solver *s, const struct cuda_step *s
 	if (err == cudaSuccess && st->omega != 1.0f)
 		err = PL_LAUNCH(cheb_kernel, blocks_for(s->n, 256), 256, s->next,
 				s->prev, s->mov, s->plane, s->n, st->omega);
+	if (err == cudaSuccess && s->safe_bound)
+		err = PL_LAUNCH(safe_kernel, blocks_for(s->n, 256), 256, s->next,
+				s->safe_x0, s->safe_bound, s->mov, s->n,
+				s->safe_count);
 	if (err == cudaSuccess)
 		err = cudaDeviceSynchronize();
 	if (fail(err, "a solver kernel failed", why, n))
@@ -791,6 +823,32 @@ extern "C" int cuda_solver_check(struct cuda_solver *s, const struct solve_coef 
 	out[1] = sum_in_order(s->host_rows + 1, (size_t)s->h, 3);
 	out[2] = sum_in_order(s->host_rows + 2, (size_t)s->h, 3);
 	return 0;
+}
+
+extern "C" int cuda_solver_safe_set(struct cuda_solver *s, const float *x0,
+				    const float *bound, char *why, size_t n)
+{
+	cudaError_t err = cudaMemcpy(s->safe_x0, x0, 3 * s->n * sizeof(float),
+				     cudaMemcpyHostToDevice);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(s->safe_bound, bound, s->n * sizeof(float),
+				 cudaMemcpyHostToDevice);
+	if (err == cudaSuccess)
+		err = cudaMemset(s->safe_count, 0, 2 * sizeof(unsigned long long));
+	return fail(err, "cannot set the --safe bounds on the GPU", why, n);
+}
+
+extern "C" int cuda_solver_safe_poll(struct cuda_solver *s, size_t count[2],
+				     char *why, size_t n)
+{
+	unsigned long long c[2];
+	cudaError_t err = cudaMemcpy(c, s->safe_count, sizeof c,
+				     cudaMemcpyDeviceToHost);
+	if (err == cudaSuccess)
+		err = cudaMemset(s->safe_count, 0, sizeof c);
+	count[0] = (size_t)c[0];
+	count[1] = (size_t)c[1];
+	return fail(err, "cannot read the --safe counts from the GPU", why, n);
 }
 
 extern "C" int cuda_solver_keep(struct cuda_solver *s, char *why, size_t n)

@@ -62,6 +62,7 @@ struct cuda_problem {
 	struct energy_coef_d cd;
 	double shape;
 	int pcg;                 /* the pcg method's vectors are needed */
+	int safe;                /* --safe: bounds after every step */
 };
 
 enum cuda_method { CUDA_GD, CUDA_BLOCK, CUDA_PCG };
@@ -99,6 +100,14 @@ int cuda_solver_step(struct cuda_solver *s, const struct cuda_step *st,
  * squared gradient norm, out[2] the noise. */
 int cuda_solver_check(struct cuda_solver *s, const struct solve_coef *c,
 		      double out[3], char *why, size_t n);
+/* --safe: the positions the bounds were measured at and the bounds
+ * (safe.h), which every step from now on keeps its moves within. */
+int cuda_solver_safe_set(struct cuda_solver *s, const float *x0,
+			 const float *bound, char *why, size_t n);
+/* The steps since the last poll: count[0] vertices that went beyond half
+ * their bound, count[1] vertices pulled back. */
+int cuda_solver_safe_poll(struct cuda_solver *s, size_t count[2], char *why,
+			  size_t n);
 /* The accepted iterate <- x. */
 int cuda_solver_keep(struct cuda_solver *s, char *why, size_t n);
 /* x and the previous iterate <- the accepted one. */

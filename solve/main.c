@@ -20,7 +20,8 @@ static const char usage_text[] =
 "                   [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
-"                   [--seam s] [--body file] [--self] [--collision-scale s]\n"
+"                   [--seam s] [--body file] [--self] [--safe]\n"
+"                   [--collision-scale s]\n"
 "                   [--dynamic] [--dt s] [--gravity gx,gy,gz] [--pin u,v[,r]]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
 "                   [--rho r] [--inner-rho r] [--far-bending when]\n"
@@ -54,6 +55,9 @@ static const char usage_text[] =
 "                       repeat for a body per grid of a sequence\n"
 "      --self           self collision: repulsion between cloth vertices\n"
 "                       closer than 0.4 mm (times the collision scale)\n"
+"      --safe           no new intersections: every move bounded by the\n"
+"                       distances between the cloth's triangles (not\n"
+"                       with mg)\n"
 "      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
 "                       push-out); default: cell / 0.5 mm, at least 1\n"
 "      --dynamic        one implicit Euler time step from x (and xprev):\n"
@@ -116,7 +120,7 @@ enum { OPT_MODEL = 256, OPT_MATERIAL, OPT_STRETCH, OPT_BEND, OPT_POISSON,
        OPT_INNER_RHO, OPT_FAR_BENDING, OPT_DEVICE, OPT_STATS,
        OPT_PROGRESS, OPT_SEAM,
        OPT_BODY, OPT_COLLISION_SCALE, OPT_SELF,
-       OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K, OPT_TOLERANCE };
+       OPT_AIR, OPT_INFLATE, OPT_FILL, OPT_FILL_K, OPT_TOLERANCE, OPT_SAFE };
 enum { OPT_DYNAMIC = 512, OPT_DT, OPT_GRAVITY, OPT_PIN };
 
 static const struct option longopts[] = {
@@ -134,6 +138,7 @@ static const struct option longopts[] = {
 	{"seam", required_argument, NULL, OPT_SEAM},
 	{"body", required_argument, NULL, OPT_BODY},
 	{"self", no_argument, NULL, OPT_SELF},
+	{"safe", no_argument, NULL, OPT_SAFE},
 	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
 	{"dynamic", no_argument, NULL, OPT_DYNAMIC},
 	{"dt", required_argument, NULL, OPT_DT},
@@ -303,6 +308,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->body_files[o->nbodies++] = optarg;
 			break;
 		case OPT_SELF: o->sp.self = 1; break;
+		case OPT_SAFE: o->sp.safe = 1; break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
@@ -331,6 +337,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (strcmp(o->device, "cpu") && strcmp(o->device, "cuda") &&
 	    strcmp(o->device, "auto"))
 		usage_fail("--device: '%s' is not cpu, cuda or auto", o->device);
+	if (o->sp.method == METHOD_MG && o->sp.safe)
+		usage_fail("--safe: bounds the moves of gd, chebyshev, block and "
+			   "pcg; the coarse corrections of mg are not bounded");
 	if (o->sp.method == METHOD_MG && o->sp.dynamic)
 		usage_fail("--method mg: solves quasistatic problems; for a "
 			   "--dynamic step use block");
@@ -407,7 +416,7 @@ static const char *method_name(enum solve_method m)
 static void report_collisions(const struct listener *l,
 			      const struct problem *p)
 {
-	if (!p->plane && !p->prox)
+	if (!p->plane && !p->prox && !p->safe)
 		return;
 	fprintf(stderr, "%s: %s: grid %d: collisions:", progname, l->name,
 		l->grid);
@@ -419,6 +428,11 @@ static void report_collisions(const struct listener *l,
 			"long-range block pairs at the set-up",
 			p->self_setup_seconds, p->self_refresh_seconds,
 			p->prox->stats.long_pairs);
+	if (p->safe)
+		fprintf(stderr, "%s safe: %zu bound updates %.3f s, %zu moves "
+			"held back", p->plane || p->prox ? ";" : "",
+			p->safe->stats.updates, p->safe->stats.seconds,
+			p->safe->stats.clamped);
 	fputc('\n', stderr);
 }
 
@@ -547,6 +561,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 		attach_body(o, l, &p, g);
 	if (o->sp.self)
 		attach_self(o, l, &p, g);
+	if (o->sp.safe && problem_set_safe(&p, g, &e))
+		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	struct solve_device dev = {0};
 	const char *gpu = o->gpu;
 	if (device_open(gpu, &p, &o->sp, &dev, &e))

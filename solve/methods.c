@@ -167,17 +167,46 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 	return 0;
 }
 
+/* --safe on a device: the bounds measured on the host at the device's
+ * iterate, and sent back. */
+static int device_safe_update(struct problem *p, const struct solve_device *dev,
+			      char *why, size_t n)
+{
+	struct safe *s = p->safe;
+	if (dev->get(dev->s, s->x0, why, n))
+		return -1;
+	safe_update(s, s->x0);
+	return dev->safe_set(dev->s, s->x0, s->bound, why, n);
+}
+
+static int device_safe_poll(struct problem *p, const struct solve_device *dev,
+			    char *why, size_t n)
+{
+	size_t count[2];
+	if (dev->safe_poll(dev->s, count, why, n))
+		return -1;
+	p->safe->due = p->safe->due || count[0] > 0;
+	p->safe->stats.clamped += count[1];
+	return 0;
+}
+
 static int backend_step(struct problem *p, const struct solve_params *sp,
 			const struct solve_device *dev, struct pcg *pcg,
 			int kc, int it, float omega, char *why, size_t n)
 {
 	if (!dev) {
+		if (p->safe && p->safe->due)
+			safe_update(p->safe, p->x);
 		one_step(p, sp, pcg, kc, it);
 		if (omega != 1.0f)
 			cheb_apply(p, p->next, p->prev, omega);
+		if (p->safe)
+			safe_clamp(p->safe, p->mov, p->next);
 		rotate(p);
 		return 0;
 	}
+	if (p->safe && p->safe->due && device_safe_update(p, dev, why, n))
+		return -1;
 	struct cuda_step st = {
 		sp->method == METHOD_PCG ? CUDA_PCG :
 		sp->method == METHOD_BLOCK ? CUDA_BLOCK : CUDA_GD,
@@ -186,7 +215,9 @@ static int backend_step(struct problem *p, const struct solve_params *sp,
 	double tr = now_seconds();
 	int bad = dev->refresh(dev->s, it, why, n);
 	p->self_refresh_seconds += now_seconds() - tr;
-	return bad || dev->step(dev->s, &st, why, n);
+	if (bad || dev->step(dev->s, &st, why, n))
+		return -1;
+	return p->safe ? device_safe_poll(p, dev, why, n) : 0;
 }
 
 /* The last accepted iterate <- x. */
@@ -203,6 +234,9 @@ static int backend_keep(struct problem *p, const struct solve_device *dev,
 static int backend_restore(struct problem *p, const struct solve_device *dev,
 			   char *why, size_t n)
 {
+	/* the bounds were measured at a later iterate */
+	if (p->safe)
+		p->safe->due = 1;
 	if (dev)
 		return dev->restore(dev->s, why, n);
 	memcpy(p->x, p->good, p->n * 3 * sizeof(float));

@@ -177,6 +177,10 @@ void problem_free(struct problem *p)
 		proximity_free(p->prox);
 		free(p->prox);
 	}
+	if (p->safe) {
+		safe_free(p->safe);
+		free(p->safe);
+	}
 	seams_free(&p->seams);
 	dynamic_free(p->dyn);
 	inflation_free(&p->infl);
@@ -428,6 +432,18 @@ int problem_set_self(struct problem *p, const struct grid *g,
 	p->self_search = cp->search;
 	proximity_refresh(p->prox, p->x, p->self_search);
 	problem_terms(p);
+	return 0;
+}
+
+int problem_set_safe(struct problem *p, const struct grid *g,
+		     struct error *e)
+{
+	p->safe = xmalloc(sizeof *p->safe);
+	if (safe_init(p->safe, g, e)) {
+		free(p->safe);
+		p->safe = NULL;
+		return -1;
+	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "body.h"
 #include "material.h"
 #include "proximity.h"
+#include "safe.h"
 #include "collide.h"
 #include "seam_link.h"
 #include "dynamic.h"
@@ -52,6 +53,7 @@ struct solve_params {
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
 	int pcg_restart;         /* pcg: steepest (block) step every n */
 	int self;                /* self collision */
+	int safe;                /* --safe: step bounds (safe.h) */
 	int cheb_delay;          /* outer iterations before Chebyshev */
 	int dynamic;             /* one implicit Euler step (dynamic.c) */
 	double dt;               /* its length, s */
@@ -116,6 +118,7 @@ struct problem {
 	 * half-planes and the self-collision set-up (main.c times them), and
 	 * the list refreshes of the iterations, on either backend */
 	double body_setup_seconds, self_setup_seconds, self_refresh_seconds;
+	struct safe *safe;       /* --safe's step bounds, NULL when off */
 	struct dynamic *dyn;     /* momentum and gravity, NULL when off */
 	struct inflation infl;   /* air, inflate and fill (inflate.c) */
 	struct block_kind *blocks;  /* every block's, row by row (block_plan);
@@ -157,6 +160,10 @@ void problem_set_body(struct problem *p, const struct body *b,
  * 0.5 k (R - d)² of collide.h on every listed pair. */
 int problem_set_self(struct problem *p, const struct grid *g,
 		     const struct collide_params *cp, struct error *e);
+/* --safe: the step bounds of safe.h on the cloth of g, measured first
+ * at the start of the iterations. */
+int problem_set_safe(struct problem *p, const struct grid *g,
+		     struct error *e);
 /* The lists rebuilt from x, on the schedule of iteration `it`: every
  * iteration for the first 16, then every 8th. */
 void problem_refresh_self(struct problem *p, const float *x, int it);
@@ -396,6 +403,11 @@ struct solve_device {
 		     double out[3], char *why, size_t n);
 	int (*keep)(struct cuda_solver *s, char *why, size_t n);
 	int (*restore)(struct cuda_solver *s, char *why, size_t n);
+	/* --safe: the bounds to the device, and its counts back */
+	int (*safe_set)(struct cuda_solver *s, const float *x0,
+			const float *bound, char *why, size_t n);
+	int (*safe_poll)(struct cuda_solver *s, size_t count[2], char *why,
+			 size_t n);
 };
 
 enum solve_stop { STOP_BUDGET, STOP_TOLERANCE };

@@ -89,6 +89,7 @@ custom        skirt     --stretch 800 --bend 2e-6 --poisson 0.2 --density 0.2 --
 open-seams    skirt     --seam 0
 body          skirt     --body floor.obj
 self          fold      --self --collision-scale 2
+safe          fold      --safe --self
 gather        gathered  -m block
 air           skirt     --air 40
 inflate       skirt     --inflate 40
@@ -190,6 +191,10 @@ agree() {
 @test "CUDA gives the CPU's bytes: a body (half-plane projection)" { agree body; }
 @test "CUDA gives the CPU's bytes: --self (proximity search on the GPU)" {
 	agree self
+	fused || [ "$(pleat-collide "$W/gpu.grid" | sed 's/.* \([0-9]*\) intersecting.*/\1/')" = 0 ]
+}
+@test "CUDA gives the CPU's bytes: --safe (bounds measured on the host, held on the GPU)" {
+	agree safe
 	fused || [ "$(pleat-collide "$W/gpu.grid" | sed 's/.* \([0-9]*\) intersecting.*/\1/')" = 0 ]
 }
 @test "CUDA gives the CPU's bytes: gathering" { agree gather; }

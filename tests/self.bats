@@ -86,3 +86,78 @@ pairs() {
 	[ "$withoutfar" -gt 100 ]
 	[ "$with" -lt "$without" ]
 }
+
+# --safe (safe.h): every move bounded by the distances between the
+# cloth's primitives that share no vertex, so that no iterate intersects
+# where the one the bounds were measured at did not.
+@test "--safe: the bounds are a brute-force search's on folded, crumpled and sewn cloth" {
+	run "$PLEAT_TESTBIN/test_self" segments 40
+	echo "# segments_distance2 against sampling: $output" >&3
+	[ "$status" -eq 0 ]
+	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
+	"$PLEAT_TESTBIN/test_solve" compress "$W/fold.grid" "$W/in.grid" 0.9 1e-5
+	"$PLEAT_TESTBIN/test_collide" sheet fold 1 0.001 "$W/crumple.grid"
+	for g in in crumple; do
+		run "$PLEAT_TESTBIN/test_self" safe "$W/$g.grid"
+		echo "# $g: $output" >&3
+		[ "$status" -eq 0 ]
+		[[ "$output" =~ bounded\ ([0-9]+)\ wrong\ 0$ ]]
+		[ "${BASH_REMATCH[1]}" -gt 50 ]
+	done
+}
+
+@test "--safe: the bounds on the dress, seams and panel edges, are a brute-force search's" {
+	need_shared
+	pleat-resample -s 128 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
+	run "$PLEAT_TESTBIN/test_self" safe "$W/dress.grid"
+	echo "# $output" >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" wrong 0" ]]
+}
+
+@test "--safe: a fold forced by compression intersects at no iteration; without it, hundreds of pairs" {
+	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
+	"$PLEAT_TESTBIN/test_solve" compress "$W/fold.grid" "$W/in.grid" 0.9 1e-5
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/in.grid" 64 1 0
+	[ "$status" -eq 0 ]
+	echo "# with --safe: ${lines[-1]}" >&3
+	[ "${lines[-1]}" = "worst 0 iterations 64" ]
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/in.grid" 64 0 0
+	echo "# without: ${lines[-1]}" >&3
+	[[ "${lines[-1]}" =~ ^worst\ ([0-9]+)\ iterations\ 64$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 100 ]
+	# and pleat-solve's own: no pair, the bounds reported
+	run --separate-stderr pleat-solve -n 64 --safe -o "$W/out.grid" "$W/in.grid"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" =~ safe:\ [1-9][0-9]*\ bound\ updates\ [0-9.]+\ s,\ [1-9][0-9]*\ moves\ held\ back ]]
+	[ "$(pairs "$W/out.grid")" -eq 0 ]
+}
+
+# The dress on its body at 128 (cell 1 cm): pushing the vertices that
+# start inside the body out onto their half-planes already makes 65
+# intersecting pairs before the first iteration; --safe adds none to them
+# at any iteration (pairs sewn across a seam, which it leaves to the
+# seams, counted apart), where --self alone more than triples them.
+@test "--safe on the dress with its body and --self: no iteration adds an intersection" {
+	need_shared
+	local body="$SHARED/bodies/female_body_dance-paused_f0.obj"
+	pleat-resample -s 128 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/dress.grid" 24 1 1 "$body"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^iteration\ 0\ pairs\ ([0-9]+)\ sewn ]]
+	local start=${BASH_REMATCH[1]}
+	echo "# with --safe: start $start, ${lines[-1]}" >&3
+	[ "${lines[-1]}" = "worst $start iterations 24" ]
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/dress.grid" 24 0 1 "$body"
+	echo "# --self alone: ${lines[-1]}" >&3
+	[[ "${lines[-1]}" =~ ^worst\ ([0-9]+)\ iterations\ 24$ ]]
+	[ "${BASH_REMATCH[1]}" -gt $((2 * start)) ]
+}
+
+@test "--safe with -m mg: a usage error, exit 2" {
+	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
+	run --separate-stderr pleat-solve -m mg --safe "$W/fold.grid"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "pleat-solve: --safe: bounds the moves of gd, chebyshev, block and pcg; the coarse corrections of mg are not bounded"* ]]
+}

@@ -615,18 +615,25 @@ static void block_reference(const struct problem *p, const float *x,
 	}
 }
 
+/* pleat-solve's defaults for the block method (cotton, FEM). */
+static struct solve_params block_params(int iterations, int check_every)
+{
+	struct solve_params sp = {
+		.method = METHOD_BLOCK, .terms = TERM_FEM | TERM_BEND,
+		.mat = *material_find("cotton"), .shape = 100,
+		.iterations = iterations, .step = 0.4, .step_floor = 1e-4,
+		.check_every = check_every, .inner = 4, .rho = 0.992,
+		.inner_rho = 0.75, .seam = 1, .pcg_restart = 14, .cheb_delay = 32,
+	};
+	return sp;
+}
+
 static int blockref(const char *path, const char *model, int far_start)
 {
 	struct grid g;
 	struct problem p;
 	struct error e;
-	struct solve_params sp = {
-		.method = METHOD_BLOCK, .terms = TERM_FEM | TERM_BEND,
-		.mat = *material_find("cotton"), .shape = 100,
-		.iterations = 1, .step = 0.4, .step_floor = 1e-4,
-		.check_every = 8, .inner = 4, .rho = 0.992, .inner_rho = 0.75,
-		.seam = 1, .pcg_restart = 14, .cheb_delay = 32,
-	};
+	struct solve_params sp = block_params(1, 8);
 	if (model && strcmp(model, "spring") == 0)
 		sp.terms = TERM_SPRING | TERM_BEND;
 	sp.far_start = far_start;
@@ -683,8 +690,117 @@ static int blockref(const char *path, const char *model, int far_start)
 	return 0;
 }
 
+/* ---- trace: the intersections of every iterate ------------------------- */
+
+struct trace {
+	const struct problem *p;
+	uint32_t *tri;
+	size_t ntri, worst;
+	struct collide_site *site;
+	int iterations;
+};
+
+/* Whether a corner of triangle a is sewn to a corner of b (collide.h's
+ * seam rule), which --safe leaves to the seams. */
+static int sewn_triangles(const struct collide_site *site, const uint32_t *a,
+			  const uint32_t *b)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (collide_near_partner(&site[a[i]], &site[b[j]]) ||
+			    collide_near_partner(&site[b[j]], &site[a[i]]))
+				return 1;
+	return 0;
+}
+
+static size_t count_sewn(const struct trace *t, const uint32_t *pairs,
+			 size_t n)
+{
+	size_t sewn = 0;
+	for (size_t q = 0; q < n; q++)
+		sewn += sewn_triangles(t->site, t->tri + 3 * (size_t)pairs[2 * q],
+				       t->tri + 3 * (size_t)pairs[2 * q + 1]);
+	return sewn;
+}
+
+/* At every energy check (every iteration: check_every 1), the
+ * intersecting triangle pairs of the iterate just made, accepted or not,
+ * and how many of them are sewn together across a seam. */
+static void trace_check(const struct solve_event *ev, void *arg)
+{
+	struct trace *t = arg;
+	uint32_t *pairs[2];
+	size_t n[2];
+	n[0] = count_intersections(t->p->x, t->tri, t->ntri, &pairs[0]);
+	n[1] = count_adjacent_intersections(t->p->x, t->tri, t->ntri, &pairs[1]);
+	size_t sewn = count_sewn(t, pairs[0], n[0]) + count_sewn(t, pairs[1], n[1]);
+	size_t unsewn = n[0] + n[1] - sewn;
+	printf("iteration %d pairs %zu sewn %zu\n", ev->iteration, unsewn, sewn);
+	t->worst = unsewn > t->worst ? unsewn : t->worst;
+	t->iterations += ev->iteration > 0;
+	free(pairs[0]);
+	free(pairs[1]);
+}
+
+/* test_solve trace GRID N SAFE SELF [BODY]: N block iterations from the
+ * grid's x (else rest) with --safe (SAFE 1), --self (SELF 1) and the
+ * body as pleat-solve sets them up (scale from the cell), an energy
+ * check after each; prints every iterate's intersecting pairs not sewn
+ * together and those sewn, then "worst W iterations K" (W of the
+ * pairs not sewn). */
+static int trace(const char *path, int n, int safe, int self, const char *body)
+{
+	struct grid g;
+	struct problem p;
+	struct error e;
+	struct solve_params sp = block_params(n, 1);
+	sp.self = self;
+	sp.safe = safe;
+	load(path, &g);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	struct collide_params cp;
+	collide_params_init(&cp, collide_scale_for_cell(g.cell), sp.mat.stretch);
+	struct body b;
+	int bad = problem_init(&p, &g, &sp, &e);
+	if (!bad && body) {
+		bad = body_load(&b, body, &e);
+		if (!bad)
+			problem_set_body(&p, &b, mask, cp.offset, cp.reach);
+	}
+	bad = bad || (self && problem_set_self(&p, &g, &cp, &e)) ||
+	      (safe && problem_set_safe(&p, &g, &e));
+	if (bad) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 1;
+	}
+	const uint16_t *panel;
+	const float *seam;
+	if (collide_channels(&g, &mask, &panel, &seam, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 1;
+	}
+	struct trace t = {&p, NULL, 0, 0, NULL, 0};
+	t.ntri = grid_triangles(g.width, g.height, mask, panel, &t.tri);
+	t.site = xmalloc_array(p.n, sizeof *t.site);
+	collide_sites(&g, mask, panel, seam, t.site);
+	struct solve_result r;
+	if (solve_run(&p, &sp, NULL, trace_check, &t, &r, &e))
+		fprintf(stderr, "%s\n", e.msg);
+	printf("worst %zu iterations %d\n", t.worst, t.iterations);
+	free(t.tri);
+	free(t.site);
+	problem_free(&p);
+	if (body)
+		body_free(&b);
+	grid_free(&g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "trace") == 0)
+		return trace(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
+			     argc == 7 ? argv[6] : NULL);
 	if (argc >= 3 && argc <= 5 && strcmp(argv[1], "blockref") == 0)
 		return blockref(argv[2], argc >= 4 ? argv[3] : NULL,
 				argc == 5 && strcmp(argv[4], "start") == 0);

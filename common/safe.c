@@ -1,0 +1,325 @@
+/* safe.c - measuring the step bounds of --safe (see safe.h).
+ *
+ * Candidate pairs of triangles come from a spatial hash: each triangle is
+ * entered once, in the cell of its box's low corner, with cells at least
+ * as large as the largest box plus the reach, so that every triangle
+ * whose box comes within the reach of another's has its low corner in
+ * one of the cells from one cell below that box to the cell of its high
+ * corner.  Each pair of triangles is measured once (by the lower index):
+ * the corners of each against the other triangle, and the edges of each
+ * against the other's, skipping primitives that share a vertex or are
+ * sewn together.  Every distance lowers the nearest distance of all the
+ * vertices of its two primitives, an atomic minimum on the float's bits
+ * (non-negative floats order as their bits do), so the result does not
+ * depend on the order or the thread count. */
+#include "safe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "closest.h"
+#include "progress.h"
+#include "proximity.h"
+
+struct safe_cell {
+	int32_t c[3];
+	uint32_t tri;
+};
+
+struct safe_hash {
+	size_t mask;             /* buckets - 1 */
+	size_t *start;           /* buckets + 1 */
+	struct safe_cell *entry; /* ntri, by bucket */
+	float *box;              /* ntri x 6: low and high corners */
+	double origin[3], cell;
+};
+
+int safe_init(struct safe *s, const struct grid *g, struct error *e)
+{
+	const uint8_t *mask;
+	const uint16_t *panel;
+	const float *seam;
+	memset(s, 0, sizeof *s);
+	if (collide_channels(g, &mask, &panel, &seam, e))
+		return -1;
+	s->n = grid_vertices(g);
+	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
+	s->site = xmalloc_array(s->n, sizeof *s->site);
+	collide_sites(g, mask, panel, seam, s->site);
+	s->reach = SAFE_REACH * g->cell;
+	s->x0 = xmalloc_array(s->n, 3 * sizeof(float));
+	s->bound = xmalloc_array(s->n, sizeof(float));
+	s->nearest = xmalloc_array(s->n, sizeof(uint32_t));
+	s->hash = xcalloc(1, sizeof *s->hash);
+	size_t buckets = 1024;
+	while (buckets < 2 * s->ntri)
+		buckets *= 2;
+	s->hash->mask = buckets - 1;
+	s->hash->start = xmalloc_array(buckets + 1, sizeof(size_t));
+	s->hash->entry = xmalloc_array(s->ntri ? s->ntri : 1,
+				       sizeof(struct safe_cell));
+	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, 6 * sizeof(float));
+	s->due = 1;
+	return 0;
+}
+
+void safe_free(struct safe *s)
+{
+	if (s->hash) {
+		free(s->hash->start);
+		free(s->hash->entry);
+		free(s->hash->box);
+		free(s->hash);
+	}
+	free(s->tri);
+	free(s->site);
+	free(s->x0);
+	free(s->bound);
+	free(s->nearest);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- the hash -------------------------------------------------------- */
+
+static size_t bucket_of(const struct safe_hash *h, const int32_t c[3])
+{
+	uint64_t k = (uint64_t)(uint32_t)c[0] * 73856093u ^
+		     (uint64_t)(uint32_t)c[1] * 19349663u ^
+		     (uint64_t)(uint32_t)c[2] * 83492791u;
+	return (size_t)(k & h->mask);
+}
+
+static int32_t cell_of(const struct safe_hash *h, double p, int k)
+{
+	return (int32_t)floor((p - h->origin[k]) / h->cell);
+}
+
+/* Boxes, the cell size and the buckets, from x. */
+static void hash_build(struct safe *s, const float *x)
+{
+	struct safe_hash *h = s->hash;
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, extent = 0;
+	for (size_t t = 0; t < s->ntri; t++) {
+		float *b = h->box + 6 * t;
+		for (int k = 0; k < 3; k++) {
+			b[k] = b[3 + k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
+			for (int c = 1; c < 3; c++) {
+				float v = x[3 * (size_t)s->tri[3 * t + (size_t)c] + (size_t)k];
+				b[k] = v < b[k] ? v : b[k];
+				b[3 + k] = v > b[3 + k] ? v : b[3 + k];
+			}
+			lo[k] = b[k] < lo[k] ? b[k] : lo[k];
+			if ((double)b[3 + k] - b[k] > extent)
+				extent = (double)b[3 + k] - b[k];
+		}
+	}
+	memcpy(h->origin, lo, sizeof lo);
+	h->cell = extent + s->reach;
+	size_t nb = h->mask + 1;
+	memset(h->start, 0, (nb + 1) * sizeof(size_t));
+	for (size_t t = 0; t < s->ntri; t++) {
+		int32_t c[3];
+		for (int k = 0; k < 3; k++)
+			c[k] = cell_of(h, h->box[6 * t + (size_t)k], k);
+		h->start[bucket_of(h, c) + 1]++;
+	}
+	for (size_t q = 0; q < nb; q++)
+		h->start[q + 1] += h->start[q];
+	size_t *fill = xmalloc_array(nb, sizeof(size_t));
+	memcpy(fill, h->start, nb * sizeof(size_t));
+	for (size_t t = 0; t < s->ntri; t++) {
+		struct safe_cell e;
+		for (int k = 0; k < 3; k++)
+			e.c[k] = cell_of(h, h->box[6 * t + (size_t)k], k);
+		e.tri = (uint32_t)t;
+		h->entry[fill[bucket_of(h, e.c)]++] = e;
+	}
+	free(fill);
+}
+
+/* ---- distances --------------------------------------------------------- */
+
+/* Lowers vertex v's nearest distance to d (metres, rounded down to a
+ * float). */
+static void lower(struct safe *s, uint32_t v, double d)
+{
+	float f = (float)d;
+	if ((double)f > d)
+		f = nextafterf(f, 0.0f);
+	uint32_t bits;
+	memcpy(&bits, &f, sizeof bits);
+	uint32_t old = __atomic_load_n(&s->nearest[v], __ATOMIC_RELAXED);
+	while (bits < old &&
+	       !__atomic_compare_exchange_n(&s->nearest[v], &old, bits, 1,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Whether vertices a and b are sewn together (collide.h's seam rule). */
+static int sewn(const struct safe *s, uint32_t a, uint32_t b)
+{
+	return collide_near_partner(&s->site[a], &s->site[b]) ||
+	       collide_near_partner(&s->site[b], &s->site[a]);
+}
+
+/* Whether vertex v is a corner of triangle u or sewn to one. */
+static int touches(const struct safe *s, uint32_t v, const uint32_t *u)
+{
+	for (int c = 0; c < 3; c++)
+		if (v == u[c] || sewn(s, v, u[c]))
+			return 1;
+	return 0;
+}
+
+static void load(const float *x, uint32_t v, double *p)
+{
+	for (int k = 0; k < 3; k++)
+		p[k] = x[3 * (size_t)v + (size_t)k];
+}
+
+/* The corners of t against triangle u; returns the pairs within reach. */
+static size_t corners_to_triangle(struct safe *s, const float *x,
+				  const uint32_t *t, const uint32_t *u)
+{
+	double tri[9], p[3], q[3], r2 = s->reach * s->reach;
+	size_t found = 0;
+	for (int c = 0; c < 3; c++)
+		load(x, u[c], tri + 3 * c);
+	for (int c = 0; c < 3; c++) {
+		if (touches(s, t[c], u))
+			continue;
+		load(x, t[c], p);
+		double d2 = closest_on_triangle(p, tri, q);
+		if (!(d2 < r2))
+			continue;
+		double d = sqrt(d2);
+		lower(s, t[c], d);
+		for (int k = 0; k < 3; k++)
+			lower(s, u[k], d);
+		found++;
+	}
+	return found;
+}
+
+/* The edges of t against the edges of u; returns the pairs within reach.
+ * Each edge of a pair of triangles is met again from the triangle across
+ * it: measuring it twice costs little and keeps this simple. */
+static size_t edges_to_edges(struct safe *s, const float *x,
+			     const uint32_t *t, const uint32_t *u)
+{
+	double r2 = s->reach * s->reach;
+	size_t found = 0;
+	for (int a = 0; a < 3; a++) {
+		uint32_t e[2] = {t[a], t[(a + 1) % 3]};
+		for (int b = 0; b < 3; b++) {
+			uint32_t f[2] = {u[b], u[(b + 1) % 3]};
+			int skip = 0;
+			for (int i = 0; i < 2; i++)
+				for (int j = 0; j < 2; j++)
+					skip |= e[i] == f[j] || sewn(s, e[i], f[j]);
+			if (skip)
+				continue;
+			double p0[3], p1[3], q0[3], q1[3];
+			load(x, e[0], p0);
+			load(x, e[1], p1);
+			load(x, f[0], q0);
+			load(x, f[1], q1);
+			double d2 = segments_distance2(p0, p1, q0, q1);
+			if (!(d2 < r2))
+				continue;
+			double d = sqrt(d2);
+			lower(s, e[0], d);
+			lower(s, e[1], d);
+			lower(s, f[0], d);
+			lower(s, f[1], d);
+			found++;
+		}
+	}
+	return found;
+}
+
+static int boxes_within(const float *a, const float *b, double reach)
+{
+	for (int k = 0; k < 3; k++)
+		if ((double)a[k] - b[3 + k] > reach || (double)b[k] - a[3 + k] > reach)
+			return 0;
+	return 1;
+}
+
+/* Every triangle u > t whose box comes within the reach of t's, measured
+ * against t. */
+static size_t measure_triangle(struct safe *s, const float *x, size_t t)
+{
+	const struct safe_hash *h = s->hash;
+	const float *bt = h->box + 6 * t;
+	const uint32_t *ct = s->tri + 3 * t;
+	int32_t lo[3], hi[3];
+	for (int k = 0; k < 3; k++) {
+		lo[k] = cell_of(h, bt[k] - s->reach, k) - 1;
+		hi[k] = cell_of(h, bt[3 + k] + s->reach, k);
+	}
+	size_t found = 0;
+	int32_t c[3];
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t b = bucket_of(h, c);
+				for (size_t q = h->start[b]; q < h->start[b + 1]; q++) {
+					const struct safe_cell *en = &h->entry[q];
+					if (en->tri <= t || en->c[0] != c[0] ||
+					    en->c[1] != c[1] || en->c[2] != c[2] ||
+					    !boxes_within(bt, h->box + 6 * (size_t)en->tri,
+							  s->reach))
+						continue;
+					const uint32_t *cu = s->tri + 3 * (size_t)en->tri;
+					found += corners_to_triangle(s, x, ct, cu) +
+						 corners_to_triangle(s, x, cu, ct) +
+						 edges_to_edges(s, x, ct, cu);
+				}
+			}
+	return found;
+}
+
+void safe_update(struct safe *s, const float *x)
+{
+	double t0 = now_seconds();
+	float far = (float)s->reach;
+	uint32_t far_bits;
+	memcpy(&far_bits, &far, sizeof far_bits);
+	for (size_t v = 0; v < s->n; v++)
+		s->nearest[v] = far_bits;
+	hash_build(s, x);
+	size_t pairs = 0;
+	#pragma omp parallel for schedule(dynamic, 256) reduction(+ : pairs)
+	for (long t = 0; t < (long)s->ntri; t++)
+		pairs += measure_triangle(s, x, (size_t)t);
+	for (size_t v = 0; v < s->n; v++) {
+		float d;
+		memcpy(&d, &s->nearest[v], sizeof d);
+		s->bound[v] = (float)SAFE_GAMMA * d;
+	}
+	if (x != s->x0)
+		memcpy(s->x0, x, s->n * 3 * sizeof(float));
+	s->due = 0;
+	s->stats.updates++;
+	s->stats.pairs = pairs;
+	s->stats.seconds += now_seconds() - t0;
+}
+
+void safe_clamp(struct safe *s, const uint8_t *mov, float *x)
+{
+	size_t clamped = 0;
+	int due = 0;
+	#pragma omp parallel for schedule(static) reduction(+ : clamped) \
+		reduction(| : due)
+	for (long v = 0; v < (long)s->n; v++) {
+		if (!mov[v])
+			continue;
+		int r = safe_clamp_vertex(x + 3 * v, s->x0 + 3 * v, s->bound[v]);
+		clamped += r == SAFE_CLAMPED;
+		due |= r != SAFE_WITHIN;
+	}
+	s->stats.clamped += clamped;
+	s->due = s->due || due;
+}

@@ -1,0 +1,77 @@
+/* safe.h - step bounds that keep a solve free of new intersections
+ * (pleat-solve --safe).
+ *
+ * The cloth is the grid's triangle mesh (proximity.h: grid_triangles).
+ * Two triangles can only come to intersect through a contact of two of
+ * their primitives that share no vertex: a vertex touching a triangle it
+ * is not a corner of, or two edges with no common end touching.  So if
+ * every such pair closer than a reach r is measured, at distance d, and
+ * every vertex moves at most gamma times the smallest d of the pairs it
+ * belongs to (at most gamma r when it belongs to none), with gamma < 1/2,
+ * then along the straight path from the positions x0 where the distances
+ * were measured to the moved positions no pair can close: each of its
+ * points moves by at most gamma d (a point of a triangle or an edge is a
+ * convex combination of corners that each move that little), so the
+ * pair's distance shrinks by at most 2 gamma d < d.  A mesh free of
+ * intersections at x0 is then free of them at every position within the
+ * bounds.  This is the conservative bound of vertex block descent and
+ * offset geometric contact (Chen et al. 2024, 2025), applied to the
+ * solver's iterates: after each outer iteration every moving vertex is
+ * pulled back towards x0 until it is within its bound, and the bounds
+ * are measured again at the current iterate before the next iteration
+ * whenever a vertex has gone further than half its bound (or after the
+ * step control went back to an earlier iterate).
+ *
+ * Not measured: pairs across a seam within COLLIDE_SEAM_RING cells of
+ * the partner (collide.h), which the seam energy sews together: their
+ * distance is about 0 by construction, and bounding by it would freeze
+ * every seam.  A vertex of a pair already at distance 0 (touching or
+ * intersecting at x0) does not move at all.
+ */
+#ifndef PLEAT_SAFE_H
+#define PLEAT_SAFE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collide.h"
+#include "grid.h"
+#include "safe_hd.h"
+#include "util.h"
+
+struct safe_stats {
+	size_t updates;          /* times the bounds were measured */
+	size_t clamped;          /* vertex moves pulled back, all iterations */
+	size_t pairs;            /* primitive pairs within reach, last update */
+	double seconds;          /* measuring the bounds */
+};
+
+struct safe {
+	size_t n;                /* grid vertices */
+	size_t ntri;
+	uint32_t *tri;           /* the cloth's triangles, 3 corners each */
+	struct collide_site *site;   /* the seam rule's */
+	double reach;            /* r, metres */
+	float *x0;               /* n x 3: where the bounds were measured */
+	float *bound;            /* n: metres */
+	uint32_t *nearest;       /* n: the nearest distance (float bits) */
+	struct safe_hash *hash;
+	int due;                 /* measure again before the next move */
+	struct safe_stats stats;
+};
+
+/* The bounds for grid g's cloth (its u8 mask; panel and seam when
+ * present), none measured yet (due). */
+int safe_init(struct safe *s, const struct grid *g, struct error *e);
+void safe_free(struct safe *s);
+
+/* Measures the bounds at x (n x 3 floats; may be s->x0 itself), which
+ * becomes x0.  OpenMP
+ * inside; the bounds do not depend on the thread count. */
+void safe_update(struct safe *s, const float *x);
+
+/* Every vertex with mov[v] pulled back within its bound; sets s->due
+ * when one went beyond half of it. */
+void safe_clamp(struct safe *s, const uint8_t *mov, float *x);
+
+#endif
