@@ -178,18 +178,30 @@ static void load(const float *x, uint32_t v, double *p)
 		p[k] = x[3 * (size_t)v + (size_t)k];
 }
 
-/* The corners of t against triangle u; returns the pairs within reach. */
+/* Whether p is within reach of box b (low and high corners): the cheap
+ * test before a distance. */
+static int point_within(const double *p, const float *b, double reach)
+{
+	for (int k = 0; k < 3; k++)
+		if (p[k] < b[k] - reach || p[k] > b[3 + k] + reach)
+			return 0;
+	return 1;
+}
+
+/* The corners of t against triangle u (its box ub); returns the
+ * pairs within reach. */
 static size_t corners_to_triangle(struct safe *s, const float *x,
-				  const uint32_t *t, const uint32_t *u)
+				  const uint32_t *t, const uint32_t *u,
+				  const float *ub)
 {
 	double tri[9], p[3], q[3], r2 = s->reach * s->reach;
 	size_t found = 0;
 	for (int c = 0; c < 3; c++)
 		load(x, u[c], tri + 3 * c);
 	for (int c = 0; c < 3; c++) {
-		if (touches(s, t[c], u))
-			continue;
 		load(x, t[c], p);
+		if (!point_within(p, ub, s->reach) || touches(s, t[c], u))
+			continue;
 		double d2 = closest_on_triangle(p, tri, q);
 		if (!(d2 < r2))
 			continue;
@@ -273,8 +285,9 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 							  s->reach))
 						continue;
 					const uint32_t *cu = s->tri + 3 * (size_t)en->tri;
-					found += corners_to_triangle(s, x, ct, cu) +
-						 corners_to_triangle(s, x, cu, ct) +
+					const float *bu = h->box + 6 * (size_t)en->tri;
+					found += corners_to_triangle(s, x, ct, cu, bu) +
+						 corners_to_triangle(s, x, cu, ct, bt) +
 						 edges_to_edges(s, x, ct, cu);
 				}
 			}
