@@ -35,6 +35,51 @@ struct safe_hash {
 	double origin[3], cell;
 };
 
+struct edge_key {
+	uint32_t lo, hi, tri;
+	int k;
+};
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const struct edge_key *a = pa, *b = pb;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->tri < b->tri ? -1 : a->tri > b->tri;
+}
+
+/* Every corner and edge measured by one triangle only, the first that
+ * has it: a pair of primitives closer than the reach lies in the boxes
+ * of their first triangles, which the search then pairs.  Without this
+ * an edge pair would be measured from up to four pairs of triangles and
+ * a vertex from all six around it. */
+static uint8_t *owners(const uint32_t *tri, size_t ntri, size_t n)
+{
+	uint8_t *own = xcalloc(ntri ? ntri : 1, 1);
+	uint8_t *seen = xcalloc(n, 1);
+	struct edge_key *key = xmalloc_array(3 * ntri + 1, sizeof *key);
+	for (size_t t = 0; t < ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			uint32_t a = tri[3 * t + (size_t)k];
+			uint32_t b = tri[3 * t + (size_t)(k + 1) % 3];
+			if (!seen[a]) {
+				seen[a] = 1;
+				own[t] |= (uint8_t)(1 << k);
+			}
+			key[3 * t + (size_t)k] = (struct edge_key){a < b ? a : b,
+				a < b ? b : a, (uint32_t)t, k};
+		}
+	qsort(key, 3 * ntri, sizeof *key, edge_cmp);
+	for (size_t q = 0; q < 3 * ntri; q++)
+		if (q == 0 || key[q].lo != key[q - 1].lo || key[q].hi != key[q - 1].hi)
+			own[key[q].tri] |= (uint8_t)(8 << key[q].k);
+	free(key);
+	free(seen);
+	return own;
+}
+
 int safe_init(struct safe *s, const struct grid *g, struct error *e)
 {
 	const uint8_t *mask;
@@ -47,6 +92,7 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
 	s->site = xmalloc_array(s->n, sizeof *s->site);
 	collide_sites(g, mask, panel, seam, s->site);
+	s->own = owners(s->tri, s->ntri, s->n);
 	s->reach = SAFE_REACH * g->cell;
 	s->x0 = xmalloc_array(s->n, 3 * sizeof(float));
 	s->bound = xmalloc_array(s->n, sizeof(float));
@@ -73,6 +119,7 @@ void safe_free(struct safe *s)
 		free(s->hash);
 	}
 	free(s->tri);
+	free(s->own);
 	free(s->site);
 	free(s->x0);
 	free(s->bound);
@@ -191,14 +238,16 @@ static int point_within(const double *p, const float *b, double reach)
 /* The corners of t against triangle u (its box ub); returns the
  * pairs within reach. */
 static size_t corners_to_triangle(struct safe *s, const float *x,
-				  const uint32_t *t, const uint32_t *u,
-				  const float *ub)
+				  const uint32_t *t, unsigned own,
+				  const uint32_t *u, const float *ub)
 {
 	double tri[9], p[3], q[3], r2 = s->reach * s->reach;
 	size_t found = 0;
 	for (int c = 0; c < 3; c++)
 		load(x, u[c], tri + 3 * c);
 	for (int c = 0; c < 3; c++) {
+		if (!(own & (1u << c)))
+			continue;
 		load(x, t[c], p);
 		if (!point_within(p, ub, s->reach) || touches(s, t[c], u))
 			continue;
@@ -214,29 +263,48 @@ static size_t corners_to_triangle(struct safe *s, const float *x,
 	return found;
 }
 
-/* The edges of t against the edges of u; returns the pairs within reach.
- * Each edge of a pair of triangles is met again from the triangle across
- * it: measuring it twice costs little and keeps this simple. */
+/* The box of segment pq, low and high corners. */
+static void segment_box(const double *p, const double *q, double *b)
+{
+	for (int k = 0; k < 3; k++) {
+		b[k] = p[k] < q[k] ? p[k] : q[k];
+		b[3 + k] = p[k] < q[k] ? q[k] : p[k];
+	}
+}
+
+/* The edges t measures (bits 3-5 of own) against those of u (of ou);
+ * returns the pairs within reach. */
 static size_t edges_to_edges(struct safe *s, const float *x,
-			     const uint32_t *t, const uint32_t *u)
+			     const uint32_t *t, unsigned own,
+			     const uint32_t *u, unsigned ou)
 {
 	double r2 = s->reach * s->reach;
 	size_t found = 0;
 	for (int a = 0; a < 3; a++) {
+		if (!(own & (8u << a)))
+			continue;
 		uint32_t e[2] = {t[a], t[(a + 1) % 3]};
+		double p0[3], p1[3], be[6];
+		load(x, e[0], p0);
+		load(x, e[1], p1);
+		segment_box(p0, p1, be);
 		for (int b = 0; b < 3; b++) {
+			if (!(ou & (8u << b)))
+				continue;
 			uint32_t f[2] = {u[b], u[(b + 1) % 3]};
+			double q0[3], q1[3], bf[6];
+			load(x, f[0], q0);
+			load(x, f[1], q1);
+			segment_box(q0, q1, bf);
 			int skip = 0;
-			for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 3; k++)
+				skip |= be[k] - bf[3 + k] >= s->reach ||
+					bf[k] - be[3 + k] >= s->reach;
+			for (int i = 0; i < 2 && !skip; i++)
 				for (int j = 0; j < 2; j++)
 					skip |= e[i] == f[j] || sewn(s, e[i], f[j]);
 			if (skip)
 				continue;
-			double p0[3], p1[3], q0[3], q1[3];
-			load(x, e[0], p0);
-			load(x, e[1], p1);
-			load(x, f[0], q0);
-			load(x, f[1], q1);
 			double d2 = segments_distance2(p0, p1, q0, q1);
 			if (!(d2 < r2))
 				continue;
@@ -266,6 +334,7 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 	const struct safe_hash *h = s->hash;
 	const float *bt = h->box + 6 * t;
 	const uint32_t *ct = s->tri + 3 * t;
+	unsigned own = s->own[t];
 	int32_t lo[3], hi[3];
 	for (int k = 0; k < 3; k++) {
 		lo[k] = cell_of(h, bt[k] - s->reach, k) - 1;
@@ -286,9 +355,10 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 						continue;
 					const uint32_t *cu = s->tri + 3 * (size_t)en->tri;
 					const float *bu = h->box + 6 * (size_t)en->tri;
-					found += corners_to_triangle(s, x, ct, cu, bu) +
-						 corners_to_triangle(s, x, cu, ct, bt) +
-						 edges_to_edges(s, x, ct, cu);
+					unsigned ou = s->own[en->tri];
+					found += corners_to_triangle(s, x, ct, own, cu, bu) +
+						 corners_to_triangle(s, x, cu, ou, ct, bt) +
+						 edges_to_edges(s, x, ct, own, cu, ou);
 				}
 			}
 	return found;

@@ -50,6 +50,10 @@ struct safe {
 	size_t n;                /* grid vertices */
 	size_t ntri;
 	uint32_t *tri;           /* the cloth's triangles, 3 corners each */
+	uint8_t *own;            /* ntri: which of its corners (bits 0-2) and
+				    edges (bits 3-5, edge k from corner k to
+				    k + 1) a triangle measures: those it is
+				    the first triangle of */
 	struct collide_site *site;   /* the seam rule's */
 	double reach;            /* r, metres */
 	float *x0;               /* n x 3: where the bounds were measured */
