@@ -385,6 +385,7 @@ void safe_update(struct safe *s, const float *x)
 	if (x != s->x0)
 		memcpy(s->x0, x, s->n * 3 * sizeof(float));
 	s->due = 0;
+	s->steps = 0;
 	s->stats.updates++;
 	s->stats.pairs = pairs;
 	s->stats.seconds += now_seconds() - t0;
@@ -392,17 +393,23 @@ void safe_update(struct safe *s, const float *x)
 
 void safe_clamp(struct safe *s, const uint8_t *mov, float *x)
 {
-	size_t clamped = 0;
-	int due = 0;
-	#pragma omp parallel for schedule(static) reduction(+ : clamped) \
-		reduction(| : due)
+	size_t over = 0, clamped = 0;
+	#pragma omp parallel for schedule(static) reduction(+ : over, clamped)
 	for (long v = 0; v < (long)s->n; v++) {
 		if (!mov[v])
 			continue;
 		int r = safe_clamp_vertex(x + 3 * v, s->x0 + 3 * v, s->bound[v]);
+		over += r != SAFE_WITHIN;
 		clamped += r == SAFE_CLAMPED;
-		due |= r != SAFE_WITHIN;
 	}
+	safe_step_done(s, over, clamped);
+}
+
+void safe_step_done(struct safe *s, size_t over, size_t clamped)
+{
 	s->stats.clamped += clamped;
-	s->due = s->due || due;
+	s->steps++;
+	if (over > s->nmoving / SAFE_MANY + 1 ||
+	    (clamped && s->steps >= SAFE_EVERY))
+		s->due = 1;
 }

@@ -19,8 +19,8 @@
  * solver's iterates: after each outer iteration every moving vertex is
  * pulled back towards x0 until it is within its bound, and the bounds
  * are measured again at the current iterate before the next iteration
- * whenever a vertex has gone further than half its bound (or after the
- * step control went back to an earlier iterate).
+ * when vertices need the room (safe_step_done) and after the step
+ * control went back to an earlier iterate.
  *
  * Not measured: pairs across a seam within COLLIDE_SEAM_RING cells of
  * the partner (collide.h), which the seam energy sews together: their
@@ -61,6 +61,8 @@ struct safe {
 	uint32_t *nearest;       /* n: the nearest distance (float bits) */
 	struct safe_hash *hash;
 	int due;                 /* measure again before the next move */
+	int steps;               /* steps since the last measurement */
+	size_t nmoving;          /* vertices that move (the caller's count) */
 	struct safe_stats stats;
 };
 
@@ -74,8 +76,22 @@ void safe_free(struct safe *s);
  * inside; the bounds do not depend on the thread count. */
 void safe_update(struct safe *s, const float *x);
 
-/* Every vertex with mov[v] pulled back within its bound; sets s->due
- * when one went beyond half of it. */
+/* When to measure again.  A vertex that has gone beyond half its bound
+ * may need room that a new measurement would give it; but vertices held
+ * close to another part of the cloth (a tight fold, a layer pushed
+ * through another before the solve) reach their small bounds at every
+ * step, and measuring at every step for them would cost far more than
+ * the step.  So: again when more than one in SAFE_MANY moving vertices
+ * went beyond half their bound, or when one was pulled back and
+ * SAFE_EVERY steps have passed since the last measurement. */
+#define SAFE_MANY 1000
+#define SAFE_EVERY 8
+
+/* Every vertex with mov[v] pulled back within its bound, then
+ * safe_step_done. */
 void safe_clamp(struct safe *s, const uint8_t *mov, float *x);
+/* After a step that left `over` vertices beyond half their bound and
+ * pulled `clamped` back: sets s->due by the rule above. */
+void safe_step_done(struct safe *s, size_t over, size_t clamped);
 
 #endif

@@ -185,8 +185,7 @@ static int device_safe_poll(struct problem *p, const struct solve_device *dev,
 	size_t count[2];
 	if (dev->safe_poll(dev->s, count, why, n))
 		return -1;
-	p->safe->due = p->safe->due || count[0] > 0;
-	p->safe->stats.clamped += count[1];
+	safe_step_done(p->safe, count[0], count[1]);
 	return 0;
 }
 

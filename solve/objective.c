@@ -444,6 +444,7 @@ int problem_set_safe(struct problem *p, const struct grid *g,
 		p->safe = NULL;
 		return -1;
 	}
+	p->safe->nmoving = p->nfree;
 	return 0;
 }
 

@@ -154,6 +154,23 @@ pairs() {
 	[ "${BASH_REMATCH[1]}" -gt $((2 * start)) ]
 }
 
+# Without the body the dress at 256 starts with no intersecting pair:
+# with --safe and --self none at any iteration (but pairs sewn across a
+# seam); with --self alone dozens, at tight folds next to each other.
+@test "--safe on the dress with --self: no intersection at any iteration" {
+	need_shared
+	pleat-resample -s 256 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/dress.grid" 24 1 1
+	[ "$status" -eq 0 ]
+	echo "# with --safe: ${lines[-1]}" >&3
+	[ "${lines[0]}" = "iteration 0 pairs 0 sewn 0" ]
+	[ "${lines[-1]}" = "worst 0 iterations 24" ]
+	run "$PLEAT_TESTBIN/test_solve" trace "$W/dress.grid" 24 0 1
+	echo "# --self alone: ${lines[-1]}" >&3
+	[[ "${lines[-1]}" =~ ^worst\ ([0-9]+)\ iterations\ 24$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 20 ]
+}
+
 @test "--safe with -m mg: a usage error, exit 2" {
 	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
 	run --separate-stderr pleat-solve -m mg --safe "$W/fold.grid"
