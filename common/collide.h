@@ -39,9 +39,15 @@
  * R that are not grid neighbours has the energy 0.5 k (R - |xa - xb|)².
  * Grid neighbours are the pairs the cloth's own energies already hold
  * apart or together, and the pairs a seam sews together:
- *   - a and b on the same panel, |ia - ib| <= 2 and |ja - jb| <= 2 (the
- *     5 x 5 square around a vertex: it holds the elastic six-neighbour
- *     ring and the bending stencils, which reach 2 along the axes); and
+ *   - a and b on the same panel, |ia - ib| <= r and |ja - jb| <= r: with
+ *     r = 1 the 3 x 3 square, the elastic six-neighbour ring and its
+ *     diagonal; with r = COLLIDE_RING = 2 the 5 x 5 square, which also
+ *     holds the bending stencils (they reach 2 along the axes).  The
+ *     solver takes r = 1 where vertices two cells apart are far enough
+ *     apart at rest that they come within R only when the cloth folds
+ *     between them or is compressed by a quarter (collide_ring_for), so
+ *     that the repulsion keeps a tight fold between nearby triangles
+ *     from crossing; pleat-collide's classes use the 5 x 5 square; and
  *   - b within 2.5 cells, along each grid axis, of a's seam partner (the
  *     pattern point across the seam that a is sewn to, in grid units),
  *     or a within 2.5 cells of b's seam partner, whatever the panels.
@@ -222,13 +228,25 @@ PL_HD double collide_vertex_energy(const float *x, uint32_t v,
 
 /* ---- which pairs never repel ------------------------------------------- */
 
-/* What the exclusion rule needs of a vertex: its grid position, panel and
- * seam partner in grid units (NaN, NaN when it has none). */
+/* What the exclusion rule needs of a vertex: its grid position, panel,
+ * seam partner in grid units (NaN, NaN when it has none) and the
+ * half-width r of the square of same-panel neighbours (the same for
+ * every vertex of a grid). */
 struct collide_site {
 	int i, j;
 	int panel;
 	float partner_i, partner_j;
+	int ring;
 };
+
+/* The half-width of the square of same-panel neighbours for cells of
+ * `cell` metres and repulsion radius `radius`: 1 when two cells are at
+ * least 1.5 R (so that a pair two cells apart repels only once folded
+ * towards each other or compressed by a quarter), else COLLIDE_RING. */
+PL_HD int collide_ring_for(double cell, double radius)
+{
+	return 2.0 * cell >= 1.5 * radius ? 1 : COLLIDE_RING;
+}
 
 PL_HD int collide_near_partner(const struct collide_site *a,
 			       const struct collide_site *b)
@@ -242,9 +260,8 @@ PL_HD int collide_near_partner(const struct collide_site *a,
 PL_HD int collide_excluded(const struct collide_site *a,
 			   const struct collide_site *b)
 {
-	int di = a->i - b->i, dj = a->j - b->j;
-	if (a->panel == b->panel && di <= COLLIDE_RING && di >= -COLLIDE_RING &&
-	    dj <= COLLIDE_RING && dj >= -COLLIDE_RING)
+	int di = a->i - b->i, dj = a->j - b->j, r = a->ring;
+	if (a->panel == b->panel && di <= r && di >= -r && dj <= r && dj >= -r)
 		return 1;
 	return collide_near_partner(a, b) || collide_near_partner(b, a);
 }

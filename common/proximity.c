@@ -32,6 +32,7 @@ void collide_sites(const struct grid *g, const uint8_t *mask,
 		s->i = (int)(v % w);
 		s->j = (int)(v / w);
 		s->panel = panel ? panel[v] : 0;
+		s->ring = COLLIDE_RING;
 		s->partner_i = s->partner_j = NAN;
 		if (seam && (mask[v] & MASK_SEAM) && isfinite(seam[3 * v]) &&
 		    isfinite(seam[3 * v + 1])) {
@@ -109,6 +110,12 @@ int collide_channels(const struct grid *g, const uint8_t **mask,
 	*panel = pc ? pc->data : NULL;
 	*seam = sc ? sc->data : NULL;
 	return 0;
+}
+
+void proximity_set_ring(struct proximity *pr, int ring)
+{
+	for (size_t v = 0; v < pr->n; v++)
+		pr->site[v].ring = ring;
 }
 
 int proximity_init(struct proximity *pr, const struct grid *g, int k,

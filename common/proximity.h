@@ -92,6 +92,9 @@ struct proximity {
 int proximity_init(struct proximity *pr, const struct grid *g, int k,
 		   struct error *e);
 void proximity_free(struct proximity *pr);
+/* The half-width of the square of same-panel neighbours (collide.h),
+ * COLLIDE_RING after proximity_init. */
+void proximity_set_ring(struct proximity *pr, int ring);
 
 /* Rebuilds every list from positions x (f32 x 3 a grid vertex) with search
  * radius s (metres).  OpenMP inside. */

@@ -427,6 +427,7 @@ int problem_set_self(struct problem *p, const struct grid *g,
 		p->prox = NULL;
 		return -1;
 	}
+	proximity_set_ring(p->prox, collide_ring_for(g->cell, cp->radius));
 	p->self_radius = (float)cp->radius;
 	p->self_k = (float)cp->stiffness;
 	p->self_search = cp->search;

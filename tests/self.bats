@@ -137,7 +137,7 @@ pairs() {
 # start inside the body out onto their half-planes already makes 65
 # intersecting pairs before the first iteration; --safe adds none to them
 # at any iteration (pairs sewn across a seam, which it leaves to the
-# seams, counted apart), where --self alone more than triples them.
+# seams, counted apart), where --self alone adds dozens.
 @test "--safe on the dress with its body and --self: no iteration adds an intersection" {
 	need_shared
 	local body="$SHARED/bodies/female_body_dance-paused_f0.obj"
@@ -151,7 +151,7 @@ pairs() {
 	run "$PLEAT_TESTBIN/test_solve" trace "$W/dress.grid" 24 0 1 "$body"
 	echo "# --self alone: ${lines[-1]}" >&3
 	[[ "${lines[-1]}" =~ ^worst\ ([0-9]+)\ iterations\ 24$ ]]
-	[ "${BASH_REMATCH[1]}" -gt $((2 * start)) ]
+	[ "${BASH_REMATCH[1]}" -gt $((start + 20)) ]
 }
 
 # Without the body the dress at 256 starts with no intersecting pair:
