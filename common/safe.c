@@ -1,11 +1,13 @@
 /* safe.c - measuring the step bounds of --safe (see safe.h).
  *
  * Candidate pairs of triangles come from a spatial hash: each triangle is
- * entered once, in the cell of its box's low corner, with cells at least
- * as large as the largest box plus the reach, so that every triangle
- * whose box comes within the reach of another's has its low corner in
- * one of the cells from one cell below that box to the cell of its high
- * corner.  Each pair of triangles is measured once (by the lower index):
+ * entered in every cell its box overlaps, cells the mean box plus the
+ * reach (but at least a sixteenth of the largest box, so that a few
+ * stretched triangles do not fill the table), and a triangle looks for
+ * partners in the cells its box grown by the reach overlaps.  A pair is
+ * taken in one cell only: the one holding the low corner of the
+ * overlap of the two boxes (the first grown).  Each pair of triangles is
+ * measured once (by the lower index):
  * the corners of each against the other triangle, and the edges of each
  * against the other's, skipping primitives that share a vertex or are
  * sewn together.  Every distance lowers the nearest distance of all the
@@ -30,7 +32,9 @@ struct safe_cell {
 struct safe_hash {
 	size_t mask;             /* buckets - 1 */
 	size_t *start;           /* buckets + 1 */
-	struct safe_cell *entry; /* ntri, by bucket */
+	size_t *fill;            /* buckets: scratch */
+	struct safe_cell *entry; /* by bucket */
+	size_t nentries;         /* entry's room */
 	float *box;              /* ntri x 6: low and high corners */
 	double origin[3], cell;
 };
@@ -103,8 +107,7 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 		buckets *= 2;
 	s->hash->mask = buckets - 1;
 	s->hash->start = xmalloc_array(buckets + 1, sizeof(size_t));
-	s->hash->entry = xmalloc_array(s->ntri ? s->ntri : 1,
-				       sizeof(struct safe_cell));
+	s->hash->fill = xmalloc_array(buckets, sizeof(size_t));
 	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, 6 * sizeof(float));
 	s->due = 1;
 	return 0;
@@ -114,6 +117,7 @@ void safe_free(struct safe *s)
 {
 	if (s->hash) {
 		free(s->hash->start);
+		free(s->hash->fill);
 		free(s->hash->entry);
 		free(s->hash->box);
 		free(s->hash);
@@ -142,47 +146,88 @@ static int32_t cell_of(const struct safe_hash *h, double p, int k)
 	return (int32_t)floor((p - h->origin[k]) / h->cell);
 }
 
+/* The cells of box b (low and high corners; grown by `grow`) along axis
+ * k. */
+static void cell_range(const struct safe_hash *h, const float *b, double grow,
+		       int k, int32_t *lo, int32_t *hi)
+{
+	*lo = cell_of(h, b[k] - grow, k);
+	*hi = cell_of(h, b[3 + k] + grow, k);
+}
+
+/* Triangle t in every cell its box overlaps: counted into count[bucket
+ * + 1] when count is not NULL, else entered at h->fill.  Returns the
+ * cells. */
+static size_t hash_cells(struct safe_hash *h, size_t t, size_t *count)
+{
+	int32_t lo[3], hi[3], c[3];
+	size_t n = 0;
+	for (int k = 0; k < 3; k++)
+		cell_range(h, h->box + 6 * t, 0, k, &lo[k], &hi[k]);
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t b = bucket_of(h, c);
+				if (count)
+					count[b + 1]++;
+				else
+					h->entry[h->fill[b]++] =
+						(struct safe_cell){{c[0], c[1], c[2]},
+								   (uint32_t)t};
+				n++;
+			}
+	return n;
+}
+
+/* Triangle t's box from x. */
+static void box_of(struct safe *s, const float *x, size_t t)
+{
+	float *b = s->hash->box + 6 * t;
+	for (int k = 0; k < 3; k++) {
+		b[k] = b[3 + k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
+		for (int c = 1; c < 3; c++) {
+			float v = x[3 * (size_t)s->tri[3 * t + (size_t)c] + (size_t)k];
+			b[k] = v < b[k] ? v : b[k];
+			b[3 + k] = v > b[3 + k] ? v : b[3 + k];
+		}
+	}
+}
+
 /* Boxes, the cell size and the buckets, from x. */
 static void hash_build(struct safe *s, const float *x)
 {
 	struct safe_hash *h = s->hash;
-	double lo[3] = {INFINITY, INFINITY, INFINITY}, extent = 0;
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, largest = 0, sum = 0;
 	for (size_t t = 0; t < s->ntri; t++) {
-		float *b = h->box + 6 * t;
+		box_of(s, x, t);
+		const float *b = h->box + 6 * t;
+		double extent = 0;
 		for (int k = 0; k < 3; k++) {
-			b[k] = b[3 + k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
-			for (int c = 1; c < 3; c++) {
-				float v = x[3 * (size_t)s->tri[3 * t + (size_t)c] + (size_t)k];
-				b[k] = v < b[k] ? v : b[k];
-				b[3 + k] = v > b[3 + k] ? v : b[3 + k];
-			}
 			lo[k] = b[k] < lo[k] ? b[k] : lo[k];
 			if ((double)b[3 + k] - b[k] > extent)
 				extent = (double)b[3 + k] - b[k];
 		}
+		sum += extent;
+		largest = extent > largest ? extent : largest;
 	}
 	memcpy(h->origin, lo, sizeof lo);
-	h->cell = extent + s->reach;
-	size_t nb = h->mask + 1;
+	h->cell = (s->ntri ? sum / (double)s->ntri : 0) + s->reach;
+	if (h->cell < largest / 16)
+		h->cell = largest / 16;
+	size_t nb = h->mask + 1, entries = 0;
 	memset(h->start, 0, (nb + 1) * sizeof(size_t));
-	for (size_t t = 0; t < s->ntri; t++) {
-		int32_t c[3];
-		for (int k = 0; k < 3; k++)
-			c[k] = cell_of(h, h->box[6 * t + (size_t)k], k);
-		h->start[bucket_of(h, c) + 1]++;
-	}
+	for (size_t t = 0; t < s->ntri; t++)
+		entries += hash_cells(h, t, h->start);
 	for (size_t q = 0; q < nb; q++)
 		h->start[q + 1] += h->start[q];
-	size_t *fill = xmalloc_array(nb, sizeof(size_t));
-	memcpy(fill, h->start, nb * sizeof(size_t));
-	for (size_t t = 0; t < s->ntri; t++) {
-		struct safe_cell e;
-		for (int k = 0; k < 3; k++)
-			e.c[k] = cell_of(h, h->box[6 * t + (size_t)k], k);
-		e.tri = (uint32_t)t;
-		h->entry[fill[bucket_of(h, e.c)]++] = e;
+	if (entries > h->nentries) {
+		free(h->entry);
+		h->entry = xmalloc_array(entries, sizeof *h->entry);
+		h->nentries = entries;
 	}
-	free(fill);
+	memcpy(h->fill, h->start, nb * sizeof(size_t));
+	for (size_t t = 0; t < s->ntri; t++)
+		hash_cells(h, t, NULL);
 }
 
 /* ---- distances --------------------------------------------------------- */
@@ -327,6 +372,19 @@ static int boxes_within(const float *a, const float *b, double reach)
 	return 1;
 }
 
+/* Whether cell c holds the low corner of the overlap of box bt grown by
+ * the reach and box bu: the one cell a pair is measured in. */
+static int home_cell(const struct safe_hash *h, const float *bt,
+		     const float *bu, double reach, const int32_t *c)
+{
+	for (int k = 0; k < 3; k++) {
+		double a = bt[k] - reach, b = bu[k];
+		if (cell_of(h, a > b ? a : b, k) != c[k])
+			return 0;
+	}
+	return 1;
+}
+
 /* Every triangle u > t whose box comes within the reach of t's, measured
  * against t. */
 static size_t measure_triangle(struct safe *s, const float *x, size_t t)
@@ -336,10 +394,8 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 	const uint32_t *ct = s->tri + 3 * t;
 	unsigned own = s->own[t];
 	int32_t lo[3], hi[3];
-	for (int k = 0; k < 3; k++) {
-		lo[k] = cell_of(h, bt[k] - s->reach, k) - 1;
-		hi[k] = cell_of(h, bt[3 + k] + s->reach, k);
-	}
+	for (int k = 0; k < 3; k++)
+		cell_range(h, bt, s->reach, k, &lo[k], &hi[k]);
 	size_t found = 0;
 	int32_t c[3];
 	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
@@ -348,13 +404,13 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 				size_t b = bucket_of(h, c);
 				for (size_t q = h->start[b]; q < h->start[b + 1]; q++) {
 					const struct safe_cell *en = &h->entry[q];
+					const float *bu = h->box + 6 * (size_t)en->tri;
 					if (en->tri <= t || en->c[0] != c[0] ||
 					    en->c[1] != c[1] || en->c[2] != c[2] ||
-					    !boxes_within(bt, h->box + 6 * (size_t)en->tri,
-							  s->reach))
+					    !boxes_within(bt, bu, s->reach) ||
+					    !home_cell(h, bt, bu, s->reach, c))
 						continue;
 					const uint32_t *cu = s->tri + 3 * (size_t)en->tri;
-					const float *bu = h->box + 6 * (size_t)en->tri;
 					unsigned ou = s->own[en->tri];
 					found += corners_to_triangle(s, x, ct, own, cu, bu) +
 						 corners_to_triangle(s, x, cu, ou, ct, bt) +
