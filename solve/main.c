@@ -535,7 +535,7 @@ static void attach_body(const struct options *o, const struct listener *l,
 	collide_params_init(&cp, collision_scale(o, g), 0);
 	double t0 = now_seconds();
 	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
-			 cp.offset, cp.reach);
+			 cp.offset, cp.reach, !o->sp.safe);
 	p->body_setup_seconds = now_seconds() - t0;
 	if (!o->quiet && p->contact.inside)
 		warnx("%s: grid %d: %zu cloth vertices started inside %s (deepest "

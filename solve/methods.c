@@ -155,8 +155,12 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 			 struct check *k, char *why, size_t n)
 {
 	double out[3];
+	k->violation = 0;
 	if (!dev) {
 		problem_check(p, p->x, k);
+		/* only --safe starts behind the half-planes (problem_set_body) */
+		if (p->safe)
+			k->violation = problem_violation(p, p->x);
 		return 0;
 	}
 	if (dev->check(dev->s, &p->c, out, why, n))
@@ -164,6 +168,11 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 	k->energy = out[0];
 	k->residual = sqrt(out[1]);
 	k->noise = out[2];
+	if (p->safe && p->plane) {
+		if (dev->get(dev->s, p->next, why, n))
+			return -1;
+		k->violation = problem_violation(p, p->next);
+	}
 	return 0;
 }
 
@@ -261,7 +270,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 {
 	char why[256];
 	size_t bytes = p->n * 3 * sizeof(float);
-	struct check good = {0, 0, 0}, k;
+	struct check good = {0, 0, 0, 0}, k;
 	double step = sp->step, t0 = now_seconds();
 	int kc = 0, it;
 	float omega = 1.0f;
@@ -299,9 +308,14 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			continue;
 		if (backend_check(p, dev, &k, why, sizeof why))
 			goto failed;
+		/* a filter: an iterate is accepted when its energy is no
+		 * higher or, while --safe is still taking the cloth out of
+		 * the body, when it is less far behind the half-planes */
 		int ok = isfinite(k.energy) &&
-			 k.energy <= good.energy + good.noise + k.noise;
-		int met = ok && converge_update(&res->conv, &k);
+			 (k.energy <= good.energy + good.noise + k.noise ||
+			  k.violation < good.violation);
+		int met = ok && !(k.violation > 0) &&
+			  converge_update(&res->conv, &k);
 		emit(listen, arg, it, sp->iterations, &k, step, t0, ok,
 		     &res->conv);
 		if (ok) {

@@ -400,12 +400,26 @@ double problem_dot(const struct problem *p, const float *a, const float *b)
 }
 
 void problem_set_body(struct problem *p, const struct body *b,
-		      const uint8_t *mask, double offset, double reach)
+		      const uint8_t *mask, double offset, double reach,
+		      int project)
 {
 	p->plane = xmalloc_array(p->n, 4 * sizeof(float));
 	body_halfplanes(b, p->x, mask, p->n, offset, reach, p->plane,
 			&p->contact);
-	problem_project(p, p->x);
+	if (project)
+		problem_project(p, p->x);
+}
+
+double problem_violation(const struct problem *p, const float *x)
+{
+	double sum = 0;
+	if (!p->plane)
+		return 0;
+	for (size_t v = 0; v < p->n; v++)
+		if (p->mov[v])
+			sum += collide_halfplane_violation(v3_load(x + 3 * v),
+							   p->plane + 4 * v);
+	return sum;
 }
 
 void problem_project(const struct problem *p, float *x)

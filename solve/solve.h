@@ -140,6 +140,10 @@ struct check {
 	double residual;         /* |grad F| over the free vertices, N */
 	double noise;            /* the change of F that one ulp of every
 				    coordinate can explain, J */
+	double violation;        /* how far the moving vertices are behind
+				    their half-planes, summed, metres: 0 but
+				    while --safe takes the cloth out of the
+				    body (problem_violation) */
 };
 
 /* objective.c */
@@ -152,10 +156,14 @@ void problem_free(struct problem *p);
 void problem_check(const struct problem *p, const float *x, struct check *k);
 /* The body (--body): every cloth vertex's half-plane from its position in
  * p->x, the surface pushed out by offset (metres), for vertices within
- * reach of it; then p->x projected onto them, so that the solve starts
- * from a feasible point. */
+ * reach of it; then, when `project`, p->x projected onto them, so that
+ * the solve starts from a feasible point.  Without (--safe), the
+ * iterations' projections take the cloth out, as fast as the step
+ * bounds let them, instead of in one jump that can push one layer of
+ * cloth through another. */
 void problem_set_body(struct problem *p, const struct body *b,
-		      const uint8_t *mask, double offset, double reach);
+		      const uint8_t *mask, double offset, double reach,
+		      int project);
 /* Self collision: the proximity lists from p->x, and the repulsion
  * 0.5 k (R - d)² of collide.h on every listed pair. */
 int problem_set_self(struct problem *p, const struct grid *g,
@@ -167,6 +175,9 @@ int problem_set_safe(struct problem *p, const struct grid *g,
 /* The lists rebuilt from x, on the schedule of iteration `it`: every
  * iteration for the first 16, then every 8th. */
 void problem_refresh_self(struct problem *p, const float *x, int it);
+/* The sum over the moving vertices of x of how far each is behind its
+ * half-plane, in double, in vertex order (0 without a body). */
+double problem_violation(const struct problem *p, const float *x);
 /* Projects the moving vertices of x onto their half-planes (no-op
  * without a body). */
 void problem_project(const struct problem *p, float *x);

@@ -765,7 +765,7 @@ static int trace(const char *path, int n, int safe, int self, const char *body)
 	if (!bad && body) {
 		bad = body_load(&b, body, &e);
 		if (!bad)
-			problem_set_body(&p, &b, mask, cp.offset, cp.reach);
+			problem_set_body(&p, &b, mask, cp.offset, cp.reach, !safe);
 	}
 	bad = bad || (self && problem_set_self(&p, &g, &cp, &e)) ||
 	      (safe && problem_set_safe(&p, &g, &e));
