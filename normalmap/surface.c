@@ -287,10 +287,16 @@ int surface_init(struct surface *s, const struct grid *g, const char *gname,
 	    check_triangles(s, gname, m, mname, e) ||
 	    fit_uv_scale(s, gname, m, mname, e))
 		return -1;
-	/* the surface pleat-resample sampled the rest from */
+	/* the surface pleat-resample sampled the rest from: no key, the
+	 * flat triangles */
 	const char *rest = grid_get_extra(g, REST_SURFACE_KEY);
-	rest_surface_init(&s->coarse, m,
-			  rest && strcmp(rest, REST_SURFACE_PHONG) == 0);
+	if (rest && strcmp(rest, REST_SURFACE_SMOOTH) != 0)
+		return error_set(e, "%s: rest-surface '%s' is not a surface this "
+				 "pleat-normalmap knows%s", gname, rest,
+				 strcmp(rest, REST_SURFACE_OLD_PHONG) == 0 ?
+				 " (an earlier pleat-resample --smooth): "
+				 "resample the mesh again" : "");
+	rest_surface_init(&s->coarse, m, rest != NULL);
 	if (check_rest(s, gname, m, mname, e))
 		return -1;
 	size_t n = grid_vertices(g), bytes;

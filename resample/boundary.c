@@ -230,23 +230,33 @@ static dvec3 vpos(const struct obj_mesh *m, int i)
 	return d3(m->v[i][0], m->v[i][1], m->v[i][2]);
 }
 
+/* The corner of triangle t at position index v, or -1. */
+static int corner_of(const struct obj_mesh *m, int t, int v)
+{
+	for (int k = 0; k < 3; k++)
+		if (m->tri_v[t][k] == v)
+			return k;
+	return -1;
+}
+
 /* A ghost vertex continues its triangle past the edge, turned by the
  * ghost angle about the edge towards the triangle's normal, from the
- * edge's point on the rest surface. */
+ * edge's point on the rest surface: along the surface's tangent plane
+ * there, the triangle's plane when the surface is flat. */
 static dvec3 ghost_position(const struct rest_surface *rs,
 			    const struct pattern_edge *pe, const float *b,
 			    double dist, double angle)
 {
 	const struct obj_mesh *m = rs->m;
-	int t = pe->tri, opp = 0;
-	dvec3 x0 = vpos(m, m->tri_v[t][0]), x1 = vpos(m, m->tri_v[t][1]),
-	      x2 = vpos(m, m->tri_v[t][2]);
-	dvec3 nrm = d3_normalize(d3_cross(d3_sub(x1, x0), d3_sub(x2, x0)));
-	dvec3 tan = d3_normalize(d3_sub(vpos(m, pe->v[1]), vpos(m, pe->v[0])));
+	int t = pe->tri;
+	int c0 = corner_of(m, t, pe->v[0]), c1 = corner_of(m, t, pe->v[1]), co = 0;
+	while (co == c0 || co == c1)
+		co++;
+	int opp = m->tri_v[t][co];
+	dvec3 nrm = d3_normalize(d3_cross(rest_surface_towards(rs, t, b, 0, 1),
+					  rest_surface_towards(rs, t, b, 0, 2)));
+	dvec3 tan = d3_normalize(rest_surface_towards(rs, t, b, c0, c1));
 	dvec3 out = d3_normalize(d3_cross(tan, nrm));
-	for (int k = 0; k < 3; k++)
-		if (m->tri_v[t][k] != pe->v[0] && m->tri_v[t][k] != pe->v[1])
-			opp = m->tri_v[t][k];
 	dvec3 foot = rest_surface_at(rs, t, b);
 	if (d3_dot(out, d3_sub(foot, vpos(m, opp))) < 0)
 		out = d3_scale(out, -1);

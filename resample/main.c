@@ -38,7 +38,8 @@ static const char usage_text[] =
 "      --weld MM        sew boundary edges of different panels whose ends\n"
 "                       lie within MM millimetres of each other in 3D\n"
 "      --smooth         the rest surface is Phong tessellation of the\n"
-"                       coarse triangles (default: the triangles themselves)\n"
+"                       coarse triangles, flat at sharp folds (default:\n"
+"                       the triangles themselves)\n"
 "      --progress       report progress on standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -147,7 +148,7 @@ static void set_keys(struct grid *g, const char *name, int frame, int npanels,
 {
 	char buf[32];
 	struct error e;
-	if (smooth && grid_set_extra(g, REST_SURFACE_KEY, REST_SURFACE_PHONG, &e))
+	if (smooth && grid_set_extra(g, REST_SURFACE_KEY, REST_SURFACE_SMOOTH, &e))
 		die("%s", e.msg);
 	snprintf(buf, sizeof buf, "%d", npanels);
 	if (grid_set_extra(g, "panels", buf, &e))

@@ -178,15 +178,38 @@ setup() {
 	cmp "$W/1p.png" "$W/2p.png"
 }
 
-@test "a grid resampled --smooth bakes: its rest is checked against the Phong surface it names" {
+@test "a grid bakes against the rest surface its header names: --smooth's, flat without the key; an unknown one is refused" {
 	pleat-resample -q --smooth -s 128 "$ROOT/examples/skirt.obj" |
 		pleat-solve -q -n 8 > "$W/smooth.grid"
-	pleat-grid info "$W/smooth.grid" | grep -qx '  key rest-surface phong'
-	run --separate-stderr pleat-normalmap -q --mesh "$ROOT/examples/skirt.obj" \
-		--size 64 -o "$W/smooth.png" "$W/smooth.grid"
-	echo "$stderr"
+	pleat-grid info "$W/smooth.grid" | grep -qx '  key rest-surface phong2'
+	bake() {
+		run --separate-stderr pleat-normalmap -q --mesh "$ROOT/examples/skirt.obj" \
+			--size 64 -o "$W/n.png" "$1"
+		echo "$stderr"
+	}
+	bake "$W/smooth.grid"
 	[ "$status" -eq 0 ]
-	[ -s "$W/smooth.png" ]
+	[ -s "$W/n.png" ]
+	# the same rest said to be the flat triangles is not where they are
+	perl -0777 -pe 's/\nrest-surface phong2\n/\n/' "$W/smooth.grid" > "$W/nokey.grid"
+	pleat-grid check "$W/nokey.grid"
+	bake "$W/nokey.grid"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"nokey.grid: the coarse surface (rest) at vertex ("*") is "*" m from "*"skirt.obj's"* ]]
+	# the flat triangles bake
+	pleat-resample -q -s 128 "$ROOT/examples/skirt.obj" |
+		pleat-solve -q -n 8 > "$W/flat.grid"
+	bake "$W/flat.grid"
+	[ "$status" -eq 0 ]
+	# the earlier smooth surface, and one never made, are refused by name
+	perl -0777 -pe 's/\nrest-surface phong2\n/\nrest-surface phong\n/' "$W/smooth.grid" > "$W/old.grid"
+	bake "$W/old.grid"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"old.grid: rest-surface 'phong' is not a surface this pleat-normalmap knows (an earlier pleat-resample --smooth): resample the mesh again"* ]]
+	perl -0777 -pe 's/\nrest-surface phong2\n/\nrest-surface nurbs\n/' "$W/smooth.grid" > "$W/other.grid"
+	bake "$W/other.grid"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"other.grid: rest-surface 'nurbs' is not a surface this pleat-normalmap knows" ]]
 }
 
 @test "the mesh comes from the grid's source key, or --mesh" {

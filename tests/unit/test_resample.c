@@ -13,13 +13,29 @@
  *                                      and length 0.2 m made of N flat
  *                                      strips of two triangles, its
  *                                      pattern the unrolled rectangle
+ *   test_resample tube N               a tube of radius 0.1 m and length
+ *                                      0.2 m made of N flat strips of two
+ *                                      triangles, its pattern the unrolled
+ *                                      rectangle, sewn where its ends meet
  *   test_resample facets FILE          the largest angle between the
  *                                      normals of neighbouring grid
  *                                      triangles (of the first grid's
  *                                      positions), over edges whose two
  *                                      triangles lie on one coarse
- *                                      triangle and over the others, in
- *                                      degrees: "inside A across B"
+ *                                      triangle, over the other edges of
+ *                                      cloth triangles, and over those
+ *                                      between a cloth triangle and one
+ *                                      with a ghost corner, in degrees:
+ *                                      "inside A across B ghost G"
+ *   test_resample watertight OBJ       where two triangles share an edge
+ *                                      in 3D, the smooth rest surface's
+ *                                      points at a quarter, half and three
+ *                                      quarters along it, from either
+ *                                      triangle: "edges N seams S gap G",
+ *                                      seams the edges whose triangles
+ *                                      have different texture coordinates
+ *                                      there, G the largest distance in
+ *                                      metres
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +43,8 @@
 #include <string.h>
 
 #include "grid.h"
+#include "obj.h"
+#include "rest_surface.h"
 #include "unit.h"
 
 /* The rigid motion of the square: a rotation about an oblique axis and a
@@ -192,6 +210,29 @@ static int cylinder(int n)
 	return 0;
 }
 
+static int tube(int n)
+{
+	const double r = 0.1, len = 0.2, pi = 3.14159265358979323846;
+	for (int k = 0; k < n; k++)
+		for (int e = 0; e < 2; e++) {
+			double a = 2 * pi * k / n;
+			printf("v %.17g %.17g %.17g\n", r * cos(a), r * sin(a), e * len);
+		}
+	double chord = 2 * r * sin(pi / n);
+	for (int k = 0; k <= n; k++)
+		for (int e = 0; e < 2; e++)
+			printf("vt %.17g %.17g\n", chord * k, e * len);
+	/* strip k joins positions k and k + 1 (mod n: the seam) and
+	 * texture columns k and k + 1 */
+	for (int k = 0; k < n; k++) {
+		int a = 2 * k + 1, b = a + 1, c = 2 * ((k + 1) % n) + 1, d = c + 1;
+		int ta = 2 * k + 1, tb = ta + 1, tc = ta + 2, td = ta + 3;
+		printf("f %d/%d %d/%d %d/%d\n", a, ta, c, tc, d, td);
+		printf("f %d/%d %d/%d %d/%d\n", a, ta, d, td, b, tb);
+	}
+	return 0;
+}
+
 /* The unit normal of grid triangle a b c. */
 static void tri_normal(const float *x, size_t a, size_t b, size_t c,
 		       double n[3])
@@ -210,9 +251,31 @@ static void tri_normal(const float *x, size_t a, size_t b, size_t c,
 		n[k] /= sqrt(len);
 }
 
-/* The solver's triangles of cell (i, j), lower and upper, when all their
- * corners are inside; the angle between neighbours across each of the
- * cell's diagonal and its right and top edges. */
+enum { CLOTH = 1, GHOSTLY = 2 };
+
+/* What triangle a b c is: CLOTH when its corners are cloth vertices,
+ * GHOSTLY when they are cloth or ghost vertices of one panel, at least
+ * one a ghost, and every ghost in a row of the grid that has cloth
+ * vertices (the band past an edge across the rows, not the discs around
+ * the edge's ends); else 0.  row_cloth: whether each row has any. */
+static int kind(const uint8_t *mask, const uint16_t *panel,
+		const uint8_t *row_cloth, size_t w, const size_t *t)
+{
+	int cloth = 0, ghost = 0;
+	for (int c = 0; c < 3; c++) {
+		if (panel[t[c]] != panel[t[0]])
+			return 0;
+		if ((mask[t[c]] & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE)
+			cloth++;
+		else if ((mask[t[c]] & MASK_GHOST) && row_cloth[t[c] / w])
+			ghost++;
+	}
+	return cloth == 3 ? CLOTH : cloth + ghost == 3 ? GHOSTLY : 0;
+}
+
+/* The solver's triangles of cell (i, j), lower and upper; the angle
+ * between neighbours across each of the cell's diagonal and its right and
+ * top edges. */
 static int facets(const char *path)
 {
 	struct grid g;
@@ -221,12 +284,17 @@ static int facets(const char *path)
 	if (!xc)
 		xc = grid_find_typed(&g, "rest", GRID_F32, 3);
 	const uint8_t *mask = grid_find(&g, "mask")->data;
+	const uint16_t *panel = grid_find(&g, "panel")->data;
 	const int32_t *tri = grid_find(&g, "tri")->data;
 	const float *x = xc->data;
 	size_t w = (size_t)g.width, h = (size_t)g.height;
-	double inside = 0, across = 0;
-	/* triangles as (corners), -1 when absent: lower (i,j) (i+1,j) (i,j+1),
-	 * upper (i+1,j) (i+1,j+1) (i,j+1) */
+	double inside = 0, across = 0, ghost = 0;
+	uint8_t *row_cloth = calloc(h, 1);
+	for (size_t v = 0; v < w * h; v++)
+		if ((mask[v] & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE)
+			row_cloth[v / w] = 1;
+	/* triangles as (corners): lower (i,j) (i+1,j) (i,j+1), upper (i+1,j)
+	 * (i+1,j+1) (i,j+1) */
 	for (size_t j = 0; j + 2 < h; j++)
 		for (size_t i = 0; i + 2 < w; i++) {
 			size_t v = j * w + i;
@@ -236,17 +304,14 @@ static int facets(const char *path)
 			size_t t[4][3] = {{v, v + 1, v + w}, {v + 1, v + w + 1, v + w},
 					  {v + 1, v + 2, v + w + 1},
 					  {v + w, v + w + 1, v + 2 * w}};
-			int ok[4];
-			for (int q = 0; q < 4; q++) {
-				ok[q] = 1;
-				for (int c = 0; c < 3; c++)
-					ok[q] &= (mask[t[q][c]] & (MASK_INSIDE | MASK_GHOST)) ==
-						 MASK_INSIDE;
-			}
+			int k[4];
+			for (int q = 0; q < 4; q++)
+				k[q] = kind(mask, panel, row_cloth, w, t[q]);
 			static const int pairs[3][2] = {{0, 1}, {1, 2}, {1, 3}};
 			for (int p = 0; p < 3; p++) {
 				const size_t *a = t[pairs[p][0]], *b = t[pairs[p][1]];
-				if (!ok[pairs[p][0]] || !ok[pairs[p][1]])
+				int ka = k[pairs[p][0]], kb = k[pairs[p][1]];
+				if (!ka || !kb || (ka == GHOSTLY && kb == GHOSTLY))
 					continue;
 				double na[3], nb[3];
 				tri_normal(x, a[0], a[1], a[2], na);
@@ -256,14 +321,88 @@ static int facets(const char *path)
 				int one = 1;
 				for (int c = 0; c < 3; c++)
 					one &= tri[a[c]] == tri[a[0]] && tri[b[c]] == tri[a[0]];
-				if (one)
-					inside = ang > inside ? ang : inside;
-				else
-					across = ang > across ? ang : across;
+				double *m = ka != kb ? &ghost : one ? &inside : &across;
+				*m = ang > *m ? ang : *m;
 			}
 		}
-	printf("inside %.4f across %.4f\n", inside, across);
+	printf("inside %.4f across %.4f ghost %.4f\n", inside, across, ghost);
+	free(row_cloth);
 	grid_free(&g);
+	return 0;
+}
+
+/* An edge of a triangle: its end positions (lower index first), the
+ * triangle and the corners they are at. */
+struct edge {
+	int a, b, t, ca, cb;
+};
+
+static int cmp_edge(const void *p, const void *q)
+{
+	const struct edge *x = p, *y = q;
+	if (x->a != y->a)
+		return (x->a > y->a) - (x->a < y->a);
+	return (x->b > y->b) - (x->b < y->b);
+}
+
+/* The barycentric weights (of corners 1 and 2) of the point at fraction
+ * f from corner ca to corner cb. */
+static void edge_weights(int ca, int cb, float f, float b[2])
+{
+	float w[3] = {0, 0, 0};
+	w[ca] = 1 - f;
+	w[cb] = f;
+	b[0] = w[1];
+	b[1] = w[2];
+}
+
+static int same_vt(const struct obj_mesh *m, int t, int c, int u, int d)
+{
+	const double *p = m->vt[m->tri_vt[t][c]], *q = m->vt[m->tri_vt[u][d]];
+	return p[0] == q[0] && p[1] == q[1];
+}
+
+static int watertight(const char *path)
+{
+	struct obj_mesh m;
+	struct error e;
+	if (obj_load(&m, path, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 1;
+	}
+	struct edge *ed = malloc((size_t)m.ntri * 3 * sizeof *ed);
+	size_t n = 0;
+	for (int t = 0; t < m.ntri; t++)
+		for (int c = 0; c < 3; c++) {
+			int d = (c + 1) % 3, va = m.tri_v[t][c], vb = m.tri_v[t][d];
+			ed[n++] = va < vb ? (struct edge){va, vb, t, c, d}
+					  : (struct edge){vb, va, t, d, c};
+		}
+	qsort(ed, n, sizeof *ed, cmp_edge);
+	struct rest_surface rs;
+	rest_surface_init(&rs, &m, 1);
+	long edges = 0, seams = 0;
+	double gap = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		const struct edge *x = &ed[i], *y = &ed[i + 1];
+		if (x->a != y->a || x->b != y->b || x->a == x->b)
+			continue;
+		edges++;
+		seams += !same_vt(&m, x->t, x->ca, y->t, y->ca) ||
+			 !same_vt(&m, x->t, x->cb, y->t, y->cb);
+		for (int q = 1; q <= 3; q++) {
+			float bx[2], by[2];
+			edge_weights(x->ca, x->cb, q / 4.0f, bx);
+			edge_weights(y->ca, y->cb, q / 4.0f, by);
+			dvec3 px = rest_surface_at(&rs, x->t, bx);
+			dvec3 py = rest_surface_at(&rs, y->t, by);
+			gap = fmax(gap, d3_norm(d3_sub(px, py)));
+		}
+	}
+	printf("edges %ld seams %ld gap %.3g\n", edges, seams, gap);
+	rest_surface_free(&rs);
+	free(ed);
+	obj_free(&m);
 	return 0;
 }
 
@@ -280,9 +419,13 @@ int main(int argc, char **argv)
 		return panels(argv[2]);
 	if (argc > 2 && strcmp(cmd, "cylinder") == 0)
 		return cylinder(atoi(argv[2]));
+	if (argc > 2 && strcmp(cmd, "tube") == 0)
+		return tube(atoi(argv[2]));
 	if (argc > 2 && strcmp(cmd, "facets") == 0)
 		return facets(argv[2]);
+	if (argc > 2 && strcmp(cmd, "watertight") == 0)
+		return watertight(argv[2]);
 	fprintf(stderr, "usage: test_resample square-obj|square-check|seams|"
-		"panels|cylinder|facets\n");
+		"panels|cylinder|tube|facets|watertight\n");
 	return 2;
 }
