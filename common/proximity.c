@@ -411,14 +411,11 @@ int orient3d_sign(const float *a, const float *b, const float *c,
 	return s ? s : orient3d_exact(a, b, c, d);
 }
 
-int segment_crosses_triangle(const float *p, const float *q, const float *a,
-			     const float *b, const float *c)
+/* Whether the line pq meets the closed triangle abc: it turns the same
+ * way around all three edges (zero: through an edge or a corner). */
+static int line_meets_triangle(const float *p, const float *q, const float *a,
+			       const float *b, const float *c)
 {
-	int sp = orient3d_sign(a, b, c, p), sq = orient3d_sign(a, b, c, q);
-	if (sp == 0 || sq == 0 || sp == sq)
-		return 0;
-	/* the line pq meets the closed triangle when it turns the same way
-	 * around all three edges (zero: through an edge or a corner) */
 	int o1 = orient3d_sign(p, q, a, b), o2 = orient3d_sign(p, q, b, c);
 	int o3 = orient3d_sign(p, q, c, a);
 	if (o1 == 0 && o2 == 0 && o3 == 0)
@@ -426,15 +423,49 @@ int segment_crosses_triangle(const float *p, const float *q, const float *a,
 	return (o1 >= 0 && o2 >= 0 && o3 >= 0) || (o1 <= 0 && o2 <= 0 && o3 <= 0);
 }
 
-int triangles_intersect(const float *const t[3], const float *const u[3])
+int segment_crosses_triangle(const float *p, const float *q, const float *a,
+			     const float *b, const float *c)
+{
+	int sp = orient3d_sign(a, b, c, p);
+	if (sp == 0)
+		return 0;
+	int sq = orient3d_sign(a, b, c, q);
+	return sq != 0 && sp != sq && line_meets_triangle(p, q, a, b, c);
+}
+
+/* The sides of t's corners to u's plane; whether they are all strictly
+ * on one side. */
+static int plane_sides(const float *const t[3], const float *const u[3],
+		       int s[3])
+{
+	for (int k = 0; k < 3; k++)
+		s[k] = orient3d_sign(u[0], u[1], u[2], t[k]);
+	return s[0] != 0 && s[0] == s[1] && s[1] == s[2];
+}
+
+/* Whether an edge of t crosses u, its corners' sides to u's plane s. */
+static int edge_crosses(const float *const t[3], const int s[3],
+			const float *const u[3])
 {
 	for (int k = 0; k < 3; k++) {
-		if (segment_crosses_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
-			return 1;
-		if (segment_crosses_triangle(u[k], u[(k + 1) % 3], t[0], t[1], t[2]))
+		int a = s[k], b = s[(k + 1) % 3];
+		if (a != 0 && b != 0 && a != b &&
+		    line_meets_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
 			return 1;
 	}
 	return 0;
+}
+
+/* Each corner's side to the other's plane is found once, not once an
+ * edge.  When t lies strictly on one side of u's plane (or u of t's)
+ * nothing crosses: u's edges lie in that plane, which t does not meet,
+ * and the exact tests of the edges would say so too. */
+int triangles_intersect(const float *const t[3], const float *const u[3])
+{
+	int st[3], su[3];
+	if (plane_sides(t, u, st) || plane_sides(u, t, su))
+		return 0;
+	return edge_crosses(t, st, u) || edge_crosses(u, su, t);
 }
 
 /* ---- the cloth's triangles ---------------------------------------------- */
