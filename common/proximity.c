@@ -398,6 +398,61 @@ static int orient3d_exact(const float *a, const float *b, const float *c,
 	return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
 }
 
+/* a * b = x + y exactly. */
+static void two_product(double a, double b, double *x, double *y)
+{
+	*x = a * b;
+	*y = fma(a, b, -*x);
+}
+
+/* Whether the differences p - d of the floats p = a, b, c are exact in
+ * double: they are unless two coordinates on one axis are more than
+ * 2^29 apart in magnitude. */
+static int differences_exact(const float *a, const float *b, const float *c,
+			     const float *d)
+{
+	const float *p[3] = {a, b, c};
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 3; k++) {
+			double x, y;
+			two_sum(p[r][k], -(double)d[k], &x, &y);
+			if (y != 0)
+				return 0;
+		}
+	return 1;
+}
+
+/* The exact sign of det[ad; bd; cd] for exact differences (the second
+ * stage of Shewchuk's adaptive test, which decides when the differences
+ * were not rounded): det = sum over the rows r of r_z times the 2 x 2
+ * minor of the two rows after it, each minor an exact sum of two
+ * products (four doubles), each of its parts times r_z split exactly
+ * into two doubles, the 24 parts summed exactly.  Half the parts of
+ * orient3d_exact, in shorter expansions. */
+static int orient3d_exact_differences(const double ad[3], const double bd[3],
+				      const double cd[3])
+{
+	const double *r[3] = {ad, bd, cd};
+	double e[24], minor[4], hi, lo;
+	int m = 0;
+	for (int k = 0; k < 3; k++) {
+		const double *p = r[(k + 1) % 3], *q = r[(k + 2) % 3];
+		int n = 0;
+		two_product(p[0], q[1], &hi, &lo);
+		grow_expansion(minor, &n, lo);
+		grow_expansion(minor, &n, hi);
+		two_product(q[0], p[1], &hi, &lo);
+		grow_expansion(minor, &n, -lo);
+		grow_expansion(minor, &n, -hi);
+		for (int i = 0; i < n; i++) {
+			two_product(minor[i], r[k][2], &hi, &lo);
+			grow_expansion(e, &m, lo);
+			grow_expansion(e, &m, hi);
+		}
+	}
+	return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
+}
+
 int orient3d_sign(const float *a, const float *b, const float *c,
 		  const float *d)
 {
@@ -408,7 +463,10 @@ int orient3d_sign(const float *a, const float *b, const float *c,
 		cd[k] = (double)c[k] - d[k];
 	}
 	int s = orient3d_filter(ad, bd, cd);
-	return s ? s : orient3d_exact(a, b, c, d);
+	if (s)
+		return s;
+	return differences_exact(a, b, c, d) ?
+	       orient3d_exact_differences(ad, bd, cd) : orient3d_exact(a, b, c, d);
 }
 
 /* Whether the line pq meets the closed triangle abc: it turns the same

@@ -52,8 +52,10 @@
  * on the two sides of the other's plane and the crossing point inside the
  * other triangle or on its border.  The orientation tests are exact: a
  * double evaluation with Shewchuk's error bound, and when that cannot
- * decide, the exact sign of the determinant computed from the float
- * coordinates with error-free products and sums (expansion arithmetic).
+ * decide, the exact sign of the determinant computed with error-free
+ * products and sums (expansion arithmetic): from the differences of the
+ * coordinates when those are exact in double (nearly always), else from
+ * the float coordinates themselves.
  * Coplanar triangles never count (the crossing of an edge lying in the
  * other's plane is not counted).  Candidate pairs come from a spatial hash
  * of the triangles' boxes.

@@ -321,6 +321,7 @@ sheet() {
 	echo "$output"
 	[ "$(field wrong "$output")" -eq 0 ]
 	[ "$(field zero "$output")" -gt 1000 ]   # the exact path is exercised
+	[ "$(field inexact "$output")" -gt 1000 ]   # and the one for rounded differences
 	run "$T" triangles
 	echo "$output"
 	[ "$(field wrong "$output")" -eq 0 ]
