@@ -571,12 +571,18 @@ struct boxhash {
 	struct { int32_t c[3]; uint32_t tri; } *entry;
 };
 
+/* The cell of coordinate v on axis k. */
+static int32_t cell_of(const struct boxhash *H, float v, int k)
+{
+	return (int32_t)floor((v - H->origin[k]) / H->cell);
+}
+
 static void cell_range(const struct boxhash *H, const struct tribox *b,
 		       int32_t lo[3], int32_t hi[3])
 {
 	for (int k = 0; k < 3; k++) {
-		lo[k] = (int32_t)floor((b->lo[k] - H->origin[k]) / H->cell);
-		hi[k] = (int32_t)floor((b->hi[k] - H->origin[k]) / H->cell);
+		lo[k] = cell_of(H, b->lo[k], k);
+		hi[k] = cell_of(H, b->hi[k], k);
 	}
 }
 
@@ -680,13 +686,10 @@ static int share_vertex(const uint32_t *t, const uint32_t *u)
 static int home_cell(const struct boxhash *H, const struct tribox *a,
 		     const struct tribox *b, const int32_t c[3])
 {
-	struct tribox o;
 	for (int k = 0; k < 3; k++)
-		o.lo[k] = fmaxf(a->lo[k], b->lo[k]);
-	int32_t lo[3], hi[3];
-	memcpy(o.hi, o.lo, sizeof o.lo);
-	cell_range(H, &o, lo, hi);
-	return memcmp(lo, c, sizeof lo) == 0;
+		if (cell_of(H, fmaxf(a->lo[k], b->lo[k]), k) != c[k])
+			return 0;
+	return 1;
 }
 
 struct pairbuf {
