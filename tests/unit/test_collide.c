@@ -57,6 +57,12 @@
  *        by testing every pair: "triangles T brute N shared S" (N all
  *        of them, S those sharing a corner, whose edges opposite it are
  *        tested against the other triangle)
+ *   test_collide update GRID ROUNDS   update_intersections after each of
+ *        ROUNDS rounds of random moves of x against a full recount:
+ *        "rounds R pairs P to Q changed C wrong W" (P and Q the pairs
+ *        before the first round and after the last, C the rounds that
+ *        changed the pairs of the round before, W the rounds whose
+ *        updated pairs are not the recount's)
  *   test_collide inside GRID BODY TOL   cloth vertices of x deeper than
  *        TOL inside BODY, by the exact winding number and a loop over
  *        every triangle: "inside N"
@@ -847,6 +853,64 @@ static int intersections(const char *path)
 	return 0;
 }
 
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const uint32_t *a = pa, *b = pb;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Rounds of moves of GRID's x, each followed by update_intersections and
+ * compared with a full recount, pair by pair.  A round moves the corners
+ * of one triangle of every other intersecting pair (as the rest
+ * surface's untangling moves corners) and a tenth of all vertices, by up
+ * to 0.3 cells along each axis. */
+static int update(const char *path, int rounds)
+{
+	struct grid g;
+	load_grid(path, &g);
+	float *x = channel(&g, "x", GRID_F32, 3);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	uint32_t *tri, *pairs = NULL, *full = NULL, *before = NULL;
+	size_t nt = grid_triangles(g.width, g.height, mask,
+				   channel(&g, "panel", GRID_U16, 1), &tri);
+	size_t nv = grid_vertices(&g), size = 2 * sizeof(uint32_t);
+	uint8_t *moved = xmalloc(nv);
+	size_t n = count_all_intersections(x, tri, nt, &pairs), first = n, m = 0;
+	int changed = 0, wrong = 0;
+	for (int r = 0; r < rounds; r++) {
+		memset(moved, 0, nv);
+		for (size_t q = 0; q < n; q += 2)
+			for (int c = 0; c < 3; c++)
+				moved[tri[3 * (size_t)pairs[2 * q] + c]] = 1;
+		for (size_t v = 0; v < nv; v++)
+			if (is_cloth(mask[v]) && urand() > 0.8)
+				moved[v] = 1;
+		for (size_t v = 0; v < nv; v++)
+			for (int k = 0; moved[v] && k < 3; k++)
+				x[3 * v + k] += (float)(0.3 * g.cell * urand());
+		n = update_intersections(x, tri, nt, moved, &pairs, n);
+		free(before);
+		before = full;
+		size_t was = m;
+		m = count_all_intersections(x, tri, nt, &full);
+		qsort(pairs, n, size, pair_cmp);
+		qsort(full, m, size, pair_cmp);
+		wrong += n != m || memcmp(pairs, full, n * size) != 0;
+		changed += r > 0 && (m != was || memcmp(full, before, m * size) != 0);
+	}
+	printf("rounds %d pairs %zu to %zu changed %d wrong %d\n", rounds, first,
+	       m, changed, wrong);
+	free(before);
+	free(full);
+	free(pairs);
+	free(moved);
+	free(tri);
+	grid_free(&g);
+	return 0;
+}
+
 static int inside(const char *grid_path, const char *body_path, double tol)
 {
 	struct grid g;
@@ -1123,6 +1187,8 @@ int main(int argc, char **argv)
 		return proximity(argv[2], atoi(argv[3]), atof(argv[4]));
 	if (strcmp(cmd, "intersections") == 0 && argc == 3)
 		return intersections(argv[2]);
+	if (strcmp(cmd, "update") == 0 && argc == 4)
+		return update(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "inside") == 0 && argc == 5)
 		return inside(argv[2], argv[3], atof(argv[4]));
 	if (strcmp(cmd, "orient") == 0 && argc == 3)
