@@ -419,6 +419,61 @@ static int orient3d_exact(const float *a, const float *b, const float *c,
 	return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
 }
 
+/* a * b = x + y exactly. */
+static void two_product(double a, double b, double *x, double *y)
+{
+	*x = a * b;
+	*y = fma(a, b, -*x);
+}
+
+/* Whether the differences p - d of the floats p = a, b, c are exact in
+ * double: they are unless two coordinates on one axis are more than
+ * 2^29 apart in magnitude. */
+static int differences_exact(const float *a, const float *b, const float *c,
+			     const float *d)
+{
+	const float *p[3] = {a, b, c};
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 3; k++) {
+			double x, y;
+			two_sum(p[r][k], -(double)d[k], &x, &y);
+			if (y != 0)
+				return 0;
+		}
+	return 1;
+}
+
+/* The exact sign of det[ad; bd; cd] for exact differences (the second
+ * stage of Shewchuk's adaptive test, which decides when the differences
+ * were not rounded): det = sum over the rows r of r_z times the 2 x 2
+ * minor of the two rows after it, each minor an exact sum of two
+ * products (four doubles), each of its parts times r_z split exactly
+ * into two doubles, the 24 parts summed exactly.  Half the parts of
+ * orient3d_exact, in shorter expansions. */
+static int orient3d_exact_differences(const double ad[3], const double bd[3],
+				      const double cd[3])
+{
+	const double *r[3] = {ad, bd, cd};
+	double e[24], minor[4], hi, lo;
+	int m = 0;
+	for (int k = 0; k < 3; k++) {
+		const double *p = r[(k + 1) % 3], *q = r[(k + 2) % 3];
+		int n = 0;
+		two_product(p[0], q[1], &hi, &lo);
+		grow_expansion(minor, &n, lo);
+		grow_expansion(minor, &n, hi);
+		two_product(q[0], p[1], &hi, &lo);
+		grow_expansion(minor, &n, -lo);
+		grow_expansion(minor, &n, -hi);
+		for (int i = 0; i < n; i++) {
+			two_product(minor[i], r[k][2], &hi, &lo);
+			grow_expansion(e, &m, lo);
+			grow_expansion(e, &m, hi);
+		}
+	}
+	return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
+}
+
 int orient3d_sign(const float *a, const float *b, const float *c,
 		  const float *d)
 {
@@ -429,17 +484,17 @@ int orient3d_sign(const float *a, const float *b, const float *c,
 		cd[k] = (double)c[k] - d[k];
 	}
 	int s = orient3d_filter(ad, bd, cd);
-	return s ? s : orient3d_exact(a, b, c, d);
+	if (s)
+		return s;
+	return differences_exact(a, b, c, d) ?
+	       orient3d_exact_differences(ad, bd, cd) : orient3d_exact(a, b, c, d);
 }
 
-int segment_crosses_triangle(const float *p, const float *q, const float *a,
-			     const float *b, const float *c)
+/* Whether the line pq meets the closed triangle abc: it turns the same
+ * way around all three edges (zero: through an edge or a corner). */
+static int line_meets_triangle(const float *p, const float *q, const float *a,
+			       const float *b, const float *c)
 {
-	int sp = orient3d_sign(a, b, c, p), sq = orient3d_sign(a, b, c, q);
-	if (sp == 0 || sq == 0 || sp == sq)
-		return 0;
-	/* the line pq meets the closed triangle when it turns the same way
-	 * around all three edges (zero: through an edge or a corner) */
 	int o1 = orient3d_sign(p, q, a, b), o2 = orient3d_sign(p, q, b, c);
 	int o3 = orient3d_sign(p, q, c, a);
 	if (o1 == 0 && o2 == 0 && o3 == 0)
@@ -447,15 +502,49 @@ int segment_crosses_triangle(const float *p, const float *q, const float *a,
 	return (o1 >= 0 && o2 >= 0 && o3 >= 0) || (o1 <= 0 && o2 <= 0 && o3 <= 0);
 }
 
-int triangles_intersect(const float *const t[3], const float *const u[3])
+int segment_crosses_triangle(const float *p, const float *q, const float *a,
+			     const float *b, const float *c)
+{
+	int sp = orient3d_sign(a, b, c, p);
+	if (sp == 0)
+		return 0;
+	int sq = orient3d_sign(a, b, c, q);
+	return sq != 0 && sp != sq && line_meets_triangle(p, q, a, b, c);
+}
+
+/* The sides of t's corners to u's plane; whether they are all strictly
+ * on one side. */
+static int plane_sides(const float *const t[3], const float *const u[3],
+		       int s[3])
+{
+	for (int k = 0; k < 3; k++)
+		s[k] = orient3d_sign(u[0], u[1], u[2], t[k]);
+	return s[0] != 0 && s[0] == s[1] && s[1] == s[2];
+}
+
+/* Whether an edge of t crosses u, its corners' sides to u's plane s. */
+static int edge_crosses(const float *const t[3], const int s[3],
+			const float *const u[3])
 {
 	for (int k = 0; k < 3; k++) {
-		if (segment_crosses_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
-			return 1;
-		if (segment_crosses_triangle(u[k], u[(k + 1) % 3], t[0], t[1], t[2]))
+		int a = s[k], b = s[(k + 1) % 3];
+		if (a != 0 && b != 0 && a != b &&
+		    line_meets_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
 			return 1;
 	}
 	return 0;
+}
+
+/* Each corner's side to the other's plane is found once, not once an
+ * edge.  When t lies strictly on one side of u's plane (or u of t's)
+ * nothing crosses: u's edges lie in that plane, which t does not meet,
+ * and the exact tests of the edges would say so too. */
+int triangles_intersect(const float *const t[3], const float *const u[3])
+{
+	int st[3], su[3];
+	if (plane_sides(t, u, st) || plane_sides(u, t, su))
+		return 0;
+	return edge_crosses(t, st, u) || edge_crosses(u, su, t);
 }
 
 /* ---- the cloth's triangles ---------------------------------------------- */
@@ -497,18 +586,25 @@ struct tribox {
 /* A hash of the triangles' boxes: each triangle is entered in every cell
  * its box overlaps. */
 struct boxhash {
+	struct tribox bound;        /* of all the boxes */
 	double origin[3], cell;
 	size_t mask;
 	size_t *start;
 	struct { int32_t c[3]; uint32_t tri; } *entry;
 };
 
+/* The cell of coordinate v on axis k. */
+static int32_t cell_of(const struct boxhash *H, float v, int k)
+{
+	return (int32_t)floor((v - H->origin[k]) / H->cell);
+}
+
 static void cell_range(const struct boxhash *H, const struct tribox *b,
 		       int32_t lo[3], int32_t hi[3])
 {
 	for (int k = 0; k < 3; k++) {
-		lo[k] = (int32_t)floor((b->lo[k] - H->origin[k]) / H->cell);
-		hi[k] = (int32_t)floor((b->hi[k] - H->origin[k]) / H->cell);
+		lo[k] = cell_of(H, b->lo[k], k);
+		hi[k] = cell_of(H, b->hi[k], k);
 	}
 }
 
@@ -548,8 +644,11 @@ static void boxhash_build(struct boxhash *H, const struct tribox *box,
 			lo[k] = fmin(lo[k], box[t].lo[k]);
 			hi[k] = fmax(hi[k], box[t].hi[k]);
 		}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
 		H->origin[k] = ntri ? lo[k] : 0;
+		H->bound.lo[k] = (float)lo[k];
+		H->bound.hi[k] = (float)hi[k];
+	}
 	H->cell = box_cell(box, ntri, lo, hi);
 	size_t nent = 0;
 	int32_t a[3], b[3], c[3];
@@ -612,13 +711,10 @@ static int share_vertex(const uint32_t *t, const uint32_t *u)
 static int home_cell(const struct boxhash *H, const struct tribox *a,
 		     const struct tribox *b, const int32_t c[3])
 {
-	struct tribox o;
 	for (int k = 0; k < 3; k++)
-		o.lo[k] = fmaxf(a->lo[k], b->lo[k]);
-	int32_t lo[3], hi[3];
-	memcpy(o.hi, o.lo, sizeof o.lo);
-	cell_range(H, &o, lo, hi);
-	return memcmp(lo, c, sizeof lo) == 0;
+		if (cell_of(H, fmaxf(a->lo[k], b->lo[k]), k) != c[k])
+			return 0;
+	return 1;
 }
 
 struct pairbuf {
@@ -637,35 +733,59 @@ static void pairbuf_add(struct pairbuf *b, uint32_t t, uint32_t u)
 	b->n++;
 }
 
-/* Triangle t against the triangles after it in the cells of its box. */
-static size_t intersect_one(const float *x, const uint32_t *tri,
-			    const struct tribox *box, const struct boxhash *H,
-			    uint32_t t, struct pairbuf *out)
+/* A sweep of triangles' boxes over a hash of triangles' boxes. */
+struct sweep {
+	const float *x;
+	const uint32_t *tri;
+	const struct boxhash *H;
+	const struct tribox *box;   /* of the hashed triangles */
+	const uint32_t *hashed;     /* hashed triangle i is hashed[i]; NULL: i */
+	const uint8_t *touch;       /* NULL: every pair apart once, see below */
+};
+
+/* Which pairs of hashed triangle t and swept u the sweep looks at.
+ * Without touch, all triangles are hashed and swept: each pair once (t
+ * after u).  With it, the touched ones are hashed and all swept: the
+ * pairs with a touched triangle, each once (t before u when both are). */
+static int sweep_looks(const struct sweep *s, uint32_t t, uint32_t u)
+{
+	return s->touch ? t != u && (!s->touch[u] || t < u) : t > u;
+}
+
+/* Whether the pair crosses: without touch, only the pairs that share no
+ * corner count (count_intersections); with it, both kinds. */
+static int sweep_crosses(const struct sweep *s, uint32_t t, uint32_t u)
+{
+	const uint32_t *pt = s->tri + 3 * (size_t)t, *pu = s->tri + 3 * (size_t)u;
+	return (s->touch || !share_vertex(pt, pu)) && triangles_cross(s->x, pt, pu);
+}
+
+/* Triangle u, box b, against the hashed triangles in the cells of range
+ * (b, or the part of it where they are): each pair is looked at in one
+ * cell, that of the low corner of the two boxes' overlap. */
+static size_t sweep_one(const struct sweep *s, uint32_t u,
+			const struct tribox *b, const struct tribox *range,
+			struct pairbuf *out)
 {
 	size_t count = 0;
-	int32_t a[3], b[3], c[3];
-	const float *pt[3] = {x + 3 * (size_t)tri[3 * t], x + 3 * (size_t)tri[3 * t + 1],
-			      x + 3 * (size_t)tri[3 * t + 2]};
-	cell_range(H, &box[t], a, b);
-	for (c[2] = a[2]; c[2] <= b[2]; c[2]++)
-		for (c[1] = a[1]; c[1] <= b[1]; c[1]++)
-			for (c[0] = a[0]; c[0] <= b[0]; c[0]++) {
-				size_t q = cell_bucket(c, H->mask);
-				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
-					uint32_t u = H->entry[e].tri;
-					if (u <= t || memcmp(H->entry[e].c, c, sizeof c) ||
-					    !boxes_overlap(&box[t], &box[u]) ||
-					    !home_cell(H, &box[t], &box[u], c) ||
-					    share_vertex(tri + 3 * t, tri + 3 * u))
-						continue;
-					const float *pu[3] = {x + 3 * (size_t)tri[3 * u],
-							      x + 3 * (size_t)tri[3 * u + 1],
-							      x + 3 * (size_t)tri[3 * u + 2]};
-					if (!triangles_intersect(pt, pu))
+	int32_t lo[3], hi[3], c[3];
+	cell_range(s->H, range, lo, hi);
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t q = cell_bucket(c, s->H->mask);
+				for (size_t e = s->H->start[q]; e < s->H->start[q + 1]; e++) {
+					uint32_t i = s->H->entry[e].tri;
+					uint32_t t = s->hashed ? s->hashed[i] : i;
+					if (!sweep_looks(s, t, u) ||
+					    memcmp(s->H->entry[e].c, c, sizeof c) ||
+					    !boxes_overlap(&s->box[i], b) ||
+					    !home_cell(s->H, &s->box[i], b, c) ||
+					    !sweep_crosses(s, t, u))
 						continue;
 					count++;
 					if (out)
-						pairbuf_add(out, t, u);
+						pairbuf_add(out, t < u ? t : u, t < u ? u : t);
 				}
 			}
 	return count;
@@ -700,33 +820,56 @@ static void pairbuf_finish(struct pairbuf *all, uint32_t **pairs)
 	*pairs = all->p ? all->p : xmalloc(1);
 }
 
-size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
-			   uint32_t **pairs)
+static void tri_box(const float *x, const uint32_t *t, struct tribox *b)
 {
-	struct tribox *box = xmalloc_array(ntri + 1, sizeof *box);
-	for (size_t t = 0; t < ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			float c0 = x[3 * (size_t)tri[3 * t] + k];
-			float c1 = x[3 * (size_t)tri[3 * t + 1] + k];
-			float c2 = x[3 * (size_t)tri[3 * t + 2] + k];
-			box[t].lo[k] = fminf(c0, fminf(c1, c2));
-			box[t].hi[k] = fmaxf(c0, fmaxf(c1, c2));
-		}
-	struct boxhash H;
-	boxhash_build(&H, box, ntri);
+	for (int k = 0; k < 3; k++) {
+		float c0 = x[3 * (size_t)t[0] + k], c1 = x[3 * (size_t)t[1] + k];
+		float c2 = x[3 * (size_t)t[2] + k];
+		b->lo[k] = fminf(c0, fminf(c1, c2));
+		b->hi[k] = fmaxf(c0, fmaxf(c1, c2));
+	}
+}
+
+/* Every triangle swept over the hash, each over the part of its box
+ * within the hashed ones' bound (all of it when all are hashed); the
+ * pairs sorted into *pairs when asked for.  Returns how many. */
+static size_t sweep_all(const struct sweep *s, size_t ntri, uint32_t **pairs)
+{
+	const struct tribox *bound = &s->H->bound;
 	size_t count = 0;
 	struct pairbuf all = {0};
 	#pragma omp parallel reduction(+:count)
 	{
 		struct pairbuf mine = {0};
 		#pragma omp for schedule(dynamic, 256)
-		for (long t = 0; t < (long)ntri; t++)
-			count += intersect_one(x, tri, box, &H, (uint32_t)t,
-					       pairs ? &mine : NULL);
+		for (long u = 0; u < (long)ntri; u++) {
+			struct tribox b, in;
+			tri_box(s->x, s->tri + 3 * u, &b);
+			if (!boxes_overlap(&b, bound))
+				continue;
+			for (int k = 0; k < 3; k++) {
+				in.lo[k] = b.lo[k] < bound->lo[k] ? bound->lo[k] : b.lo[k];
+				in.hi[k] = b.hi[k] > bound->hi[k] ? bound->hi[k] : b.hi[k];
+			}
+			count += sweep_one(s, (uint32_t)u, &b, &in, pairs ? &mine : NULL);
+		}
 		#pragma omp critical
 		pairbuf_merge(&all, &mine);
 	}
 	pairbuf_finish(&all, pairs);
+	return count;
+}
+
+size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
+			   uint32_t **pairs)
+{
+	struct tribox *box = xmalloc_array(ntri + 1, sizeof *box);
+	for (size_t t = 0; t < ntri; t++)
+		tri_box(x, tri + 3 * t, &box[t]);
+	struct boxhash H;
+	boxhash_build(&H, box, ntri);
+	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box};
+	size_t count = sweep_all(&s, ntri, pairs);
 	free(H.start);
 	free(H.entry);
 	free(box);
@@ -838,4 +981,72 @@ size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
 	free(in.start);
 	free(in.at);
 	return count;
+}
+
+/* ---- the pairs after a move --------------------------------------------- */
+
+/* The intersecting pairs of both kinds with a triangle touched: the
+ * touched triangles' boxes hashed, every triangle swept over them. */
+static size_t count_touching(const float *x, const uint32_t *tri, size_t ntri,
+			     const uint8_t *touch, uint32_t **pairs)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < ntri; t++)
+		n += touch[t] != 0;
+	uint32_t *hashed = xmalloc_array(n + 1, sizeof *hashed);
+	struct tribox *box = xmalloc_array(n + 1, sizeof *box);
+	n = 0;
+	for (size_t t = 0; t < ntri; t++)
+		if (touch[t]) {
+			hashed[n] = (uint32_t)t;
+			tri_box(x, tri + 3 * t, &box[n++]);
+		}
+	struct boxhash H;
+	boxhash_build(&H, box, n);
+	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box,
+			  .hashed = hashed, .touch = touch};
+	size_t count = sweep_all(&s, ntri, pairs);
+	free(H.start);
+	free(H.entry);
+	free(box);
+	free(hashed);
+	return count;
+}
+
+size_t count_all_intersections(const float *x, const uint32_t *tri,
+			       size_t ntri, uint32_t **pairs)
+{
+	uint32_t *apart;
+	size_t n = count_adjacent_intersections(x, tri, ntri, pairs);
+	size_t m = count_intersections(x, tri, ntri, &apart);
+	*pairs = xrealloc_array(*pairs, n + m + 1, 2 * sizeof(uint32_t));
+	if (m > 0)
+		memcpy(*pairs + 2 * n, apart, m * 2 * sizeof(uint32_t));
+	free(apart);
+	return n + m;
+}
+
+size_t update_intersections(const float *x, const uint32_t *tri, size_t ntri,
+			    const uint8_t *moved, uint32_t **pairs, size_t n)
+{
+	uint8_t *touch = xmalloc(ntri + 1);
+	for (size_t t = 0; t < ntri; t++)
+		touch[t] = moved[tri[3 * t]] | moved[tri[3 * t + 1]] |
+			   moved[tri[3 * t + 2]];
+	uint32_t *p = *pairs, *fresh;
+	size_t kept = 0;
+	for (size_t q = 0; q < n; q++)
+		if (!touch[p[2 * q]] && !touch[p[2 * q + 1]]) {
+			p[2 * kept] = p[2 * q];
+			p[2 * kept + 1] = p[2 * q + 1];
+			kept++;
+		}
+	size_t m = count_touching(x, tri, ntri, touch, &fresh);
+	p = xrealloc_array(p, kept + m + 1, 2 * sizeof(uint32_t));
+	if (m > 0)
+		memcpy(p + 2 * kept, fresh, m * 2 * sizeof(uint32_t));
+	free(fresh);
+	free(touch);
+	*pairs = p;
+	return kept + m;
 }

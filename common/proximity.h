@@ -52,8 +52,10 @@
  * on the two sides of the other's plane and the crossing point inside the
  * other triangle or on its border.  The orientation tests are exact: a
  * double evaluation with Shewchuk's error bound, and when that cannot
- * decide, the exact sign of the determinant computed from the float
- * coordinates with error-free products and sums (expansion arithmetic).
+ * decide, the exact sign of the determinant computed with error-free
+ * products and sums (expansion arithmetic): from the differences of the
+ * coordinates when those are exact in double (nearly always), else from
+ * the float coordinates themselves.
  * Coplanar triangles never count (the crossing of an edge lying in the
  * other's plane is not counted).  Candidate pairs come from a spatial hash
  * of the triangles' boxes.
@@ -163,5 +165,21 @@ void collide_sites(const struct grid *g, const uint8_t *mask,
  * inside. */
 size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 			   uint32_t **pairs);
+
+/* Both counts above: the pairs that share a corner, then those that
+ * share none, into *pairs (2 triangle indices each, first < second;
+ * malloc'd).  Returns how many. */
+size_t count_all_intersections(const float *x, const uint32_t *tri,
+			       size_t ntri, uint32_t **pairs);
+
+/* Brings the pairs of count_all_intersections, pairs[0..n) (in any
+ * order), up to date after the vertices flagged in moved (a byte a
+ * vertex) moved: a pair can change only where a corner of its triangles
+ * moved, so the pairs of triangles with no moved corner stay and those
+ * with a triangle that has one are counted again (every triangle swept
+ * over the boxes of those).  Returns the count; *pairs reallocated to
+ * hold the pairs, those kept first.  OpenMP inside. */
+size_t update_intersections(const float *x, const uint32_t *tri, size_t ntri,
+			    const uint8_t *moved, uint32_t **pairs, size_t n);
 
 #endif

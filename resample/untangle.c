@@ -13,8 +13,10 @@
  * cell, so the fold is rounded to the cell: the corners of every
  * intersecting pair move to the mean of their neighbours along the grid
  * (those of their panel), all at once, and the pairs are counted again,
- * until none is left or REST_ROUNDS rounds have passed.  Only the
- * vertices of intersecting pairs move, by about a cell at most.  Where
+ * until none is left or REST_ROUNDS rounds have passed (over the whole
+ * mesh the first time, then only the pairs with a triangle that has a
+ * moved corner: the others cannot have changed).  Only the vertices of
+ * intersecting pairs move, by about a cell at most.  Where
  * rounding cannot remove them all (a coarse mesh that intersects itself,
  * folded or zero-area triangles), the rest is left as sampled: the
  * rounding would move many vertices and fix nothing the input lacks. */
@@ -27,21 +29,14 @@
 
 #define REST_ROUNDS 32
 
-/* Marks the corners of every intersecting pair; returns the pairs. */
-static size_t mark_pairs(const float *x, const uint32_t *tri, size_t ntri,
-			 uint8_t *marked)
+/* Marks the corners of the pairs' triangles (and only those). */
+static void mark_pairs(const uint32_t *tri, const uint32_t *pairs, size_t n,
+		       uint8_t *marked, size_t nv)
 {
-	uint32_t *pairs[2];
-	size_t n[2];
-	n[0] = count_adjacent_intersections(x, tri, ntri, &pairs[0]);
-	n[1] = count_intersections(x, tri, ntri, &pairs[1]);
-	for (int k = 0; k < 2; k++) {
-		for (size_t q = 0; q < 2 * n[k]; q++)
-			for (int c = 0; c < 3; c++)
-				marked[tri[3 * (size_t)pairs[k][q] + c]] = 1;
-		free(pairs[k]);
-	}
-	return n[0] + n[1];
+	memset(marked, 0, nv);
+	for (size_t q = 0; q < 2 * n; q++)
+		for (int c = 0; c < 3; c++)
+			marked[tri[3 * (size_t)pairs[q] + c]] = 1;
 }
 
 /* The mean of vertex v's neighbours along the grid that are cloth of its
@@ -84,10 +79,14 @@ void rest_untangle(struct grid *g, struct untangle_stats *st)
 	uint8_t *marked = xcalloc(n, 1);
 	float (*to)[3] = xmalloc_array(n, sizeof *to);
 	float *orig = NULL;
+	uint32_t *pair = NULL;
+	size_t pairs = 0;
 	memset(st, 0, sizeof *st);
 	for (int round = 0; round <= REST_ROUNDS; round++) {
-		memset(marked, 0, n);
-		size_t pairs = mark_pairs(x, tri, ntri, marked);
+		/* after the first count, marked holds the vertices that moved */
+		pairs = round == 0 ? count_all_intersections(x, tri, ntri, &pair) :
+			update_intersections(x, tri, ntri, marked, &pair, pairs);
+		mark_pairs(tri, pair, pairs, marked, n);
 		if (round == 0)
 			st->before = pairs;
 		st->after = pairs;
@@ -120,6 +119,7 @@ void rest_untangle(struct grid *g, struct untangle_stats *st)
 		}
 	}
 	free(orig);
+	free(pair);
 	free(to);
 	free(marked);
 	free(tri);

@@ -301,6 +301,20 @@ sheet() {
 	done
 }
 
+@test "after a move the pairs recounted near the moved vertices, with the rest kept, are a full recount's" {
+	for s in "fold 1" "crumple 1" "stack 1"; do
+		set -- $s
+		sheet $1 $2
+		run "$T" update "$W/$1$2.grid" 8
+		echo "$s: $output"
+		[ "$status" -eq 0 ]
+		[ "$(field wrong "$output")" -eq 0 ]
+		# every round changed the pairs, and there are many
+		[ "$(field changed "$output")" -eq 7 ]
+		[ "$(field to "$output")" -gt 500 ]
+	done
+}
+
 @test "pleat-collide counts the vertices inside the body a brute-force test counts" {
 	"$T" body-obj small > "$W/small.obj"
 	for s in "flat 1" "fold 1" "crumple 1" "crumple 2"; do
@@ -321,6 +335,7 @@ sheet() {
 	echo "$output"
 	[ "$(field wrong "$output")" -eq 0 ]
 	[ "$(field zero "$output")" -gt 1000 ]   # the exact path is exercised
+	[ "$(field inexact "$output")" -gt 1000 ]   # and the one for rounded differences
 	run "$T" triangles
 	echo "$output"
 	[ "$(field wrong "$output")" -eq 0 ]

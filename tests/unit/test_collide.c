@@ -57,12 +57,19 @@
  *        by testing every pair: "triangles T brute N shared S" (N all
  *        of them, S those sharing a corner, whose edges opposite it are
  *        tested against the other triangle)
+ *   test_collide update GRID ROUNDS   update_intersections after each of
+ *        ROUNDS rounds of random moves of x against a full recount:
+ *        "rounds R pairs P to Q changed C wrong W" (P and Q the pairs
+ *        before the first round and after the last, C the rounds that
+ *        changed the pairs of the round before, W the rounds whose
+ *        updated pairs are not the recount's)
  *   test_collide inside GRID BODY TOL   cloth vertices of x deeper than
  *        TOL inside BODY, by the exact winding number and a loop over
  *        every triangle: "inside N"
  *   test_collide orient N   orient3d_sign on N random near-coplanar
  *        quadruples of dyadic float points against an exact integer
- *        determinant: "tests N zero Z wrong W"
+ *        determinant: "tests N zero Z inexact I wrong W" (I: those
+ *        whose differences are not exact in double)
  *   test_collide triangles   triangles_intersect on hand-made pairs whose
  *        answer is known: "cases N wrong W"
  *   test_collide repel   the repulsion gradient against central
@@ -846,6 +853,64 @@ static int intersections(const char *path)
 	return 0;
 }
 
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const uint32_t *a = pa, *b = pb;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Rounds of moves of GRID's x, each followed by update_intersections and
+ * compared with a full recount, pair by pair.  A round moves the corners
+ * of one triangle of every other intersecting pair (as the rest
+ * surface's untangling moves corners) and a tenth of all vertices, by up
+ * to 0.3 cells along each axis. */
+static int update(const char *path, int rounds)
+{
+	struct grid g;
+	load_grid(path, &g);
+	float *x = channel(&g, "x", GRID_F32, 3);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	uint32_t *tri, *pairs = NULL, *full = NULL, *before = NULL;
+	size_t nt = grid_triangles(g.width, g.height, mask,
+				   channel(&g, "panel", GRID_U16, 1), &tri);
+	size_t nv = grid_vertices(&g), size = 2 * sizeof(uint32_t);
+	uint8_t *moved = xmalloc(nv);
+	size_t n = count_all_intersections(x, tri, nt, &pairs), first = n, m = 0;
+	int changed = 0, wrong = 0;
+	for (int r = 0; r < rounds; r++) {
+		memset(moved, 0, nv);
+		for (size_t q = 0; q < n; q += 2)
+			for (int c = 0; c < 3; c++)
+				moved[tri[3 * (size_t)pairs[2 * q] + c]] = 1;
+		for (size_t v = 0; v < nv; v++)
+			if (is_cloth(mask[v]) && urand() > 0.8)
+				moved[v] = 1;
+		for (size_t v = 0; v < nv; v++)
+			for (int k = 0; moved[v] && k < 3; k++)
+				x[3 * v + k] += (float)(0.3 * g.cell * urand());
+		n = update_intersections(x, tri, nt, moved, &pairs, n);
+		free(before);
+		before = full;
+		size_t was = m;
+		m = count_all_intersections(x, tri, nt, &full);
+		qsort(pairs, n, size, pair_cmp);
+		qsort(full, m, size, pair_cmp);
+		wrong += n != m || memcmp(pairs, full, n * size) != 0;
+		changed += r > 0 && (m != was || memcmp(full, before, m * size) != 0);
+	}
+	printf("rounds %d pairs %zu to %zu changed %d wrong %d\n", rounds, first,
+	       m, changed, wrong);
+	free(before);
+	free(full);
+	free(pairs);
+	free(moved);
+	free(tri);
+	grid_free(&g);
+	return 0;
+}
+
 static int inside(const char *grid_path, const char *body_path, double tol)
 {
 	struct grid g;
@@ -873,39 +938,84 @@ static int inside(const char *grid_path, const char *body_path, double tol)
 
 /* ---- predicates, repulsion -------------------------------------------------- */
 
-/* Points k * 2^-20 with |k| < 2^22: floats exactly, and their
- * orientation determinant times 2^60 is an integer that fits in 128
- * bits. */
+/* The sign of det[P0 - P3; P1 - P3; P2 - P3] in integers. */
+static int int_orient(long long P[4][3])
+{
+	__int128 d[3][3];
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 3; k++)
+			d[r][k] = (__int128)P[r][k] - P[3][k];
+	__int128 det = d[0][2] * (d[1][0] * d[2][1] - d[2][0] * d[1][1]) +
+		       d[1][2] * (d[2][0] * d[0][1] - d[0][0] * d[2][1]) +
+		       d[2][2] * (d[0][0] * d[1][1] - d[1][0] * d[0][1]);
+	return det > 0 ? 1 : det < 0 ? -1 : 0;
+}
+
+/* Three random points, a fourth on (or next to) their plane: an integer
+ * combination a + s (b - a) + t (c - a), nudged. */
+static void near_plane(long long P[4][3], int nudge)
+{
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 3; k++)
+			P[r][k] = (long long)(urand() * (1 << 18));
+	long long s = (long long)(urand() * 4), t = (long long)(urand() * 4);
+	for (int k = 0; k < 3; k++)
+		P[3][k] = P[0][k] + s * (P[1][k] - P[0][k]) + t * (P[2][k] - P[0][k]) +
+			  (nudge ? (long long)(urand() * 2) : 0);
+}
+
+/* Four points on (or next to) a plane y = z, one of them 2^far out
+ * along x, the axes then shuffled: too thin a tetrahedron for the
+ * floating-point filter to decide; at 2^60 (not 2^52) the differences
+ * to the far point are not exact in double. */
+static void far_plane(long long P[4][3], int nudge, int out)
+{
+	long long Q[4][3];
+	int far = (int)((urand() + 1) * 2), axis[3] = {0, 1, 2};
+	for (int r = 0; r < 4; r++) {
+		Q[r][0] = r == far ? 1ll << out : (long long)(urand() * (1 << 18));
+		Q[r][1] = Q[r][2] = (long long)(urand() * (1 << 18));
+	}
+	if (nudge)
+		Q[far][2] += (long long)(urand() * 2);
+	for (int k = 2; k > 0; k--) {
+		int j = (int)((urand() + 1) / 2 * (k + 1)), tmp = axis[k];
+		axis[k] = axis[j];
+		axis[j] = tmp;
+	}
+	for (int r = 0; r < 4; r++)
+		for (int k = 0; k < 3; k++)
+			P[r][axis[k]] = Q[r][k];
+}
+
+/* Points k * 2^-20 with |k| < 2^22, or k = 2^52 or 2^60: floats
+ * exactly, and their orientation determinant times 2^60 is an integer
+ * that fits in 128 bits.  Every fourth quadruple has a far point;
+ * inexact counts those whose differences in double are rounded. */
 static int orient(int n)
 {
-	int zero = 0, wrong = 0;
+	int zero = 0, wrong = 0, inexact = 0;
 	for (int q = 0; q < n; q++) {
 		long long P[4][3];
-		/* three random points, a fourth on (or next to) their plane:
-		 * an integer combination a + s (b - a) + t (c - a), nudged */
-		for (int r = 0; r < 3; r++)
-			for (int k = 0; k < 3; k++)
-				P[r][k] = (long long)(urand() * (1 << 18));
-		long long s = (long long)(urand() * 4), t = (long long)(urand() * 4);
-		for (int k = 0; k < 3; k++)
-			P[3][k] = P[0][k] + s * (P[1][k] - P[0][k]) + t * (P[2][k] - P[0][k]) +
-				  ((q & 1) ? (long long)(urand() * 2) : 0);
+		if (q % 4 == 3)
+			far_plane(P, q & 4, q & 8 ? 60 : 52);
+		else
+			near_plane(P, q & 1);
 		float f[4][3];
+		int rounded = 0;
 		for (int r = 0; r < 4; r++)
 			for (int k = 0; k < 3; k++)
 				f[r][k] = (float)ldexp((double)P[r][k], -20);
-		__int128 d[3][3];
 		for (int r = 0; r < 3; r++)
 			for (int k = 0; k < 3; k++)
-				d[r][k] = P[r][k] - P[3][k];
-		__int128 det = d[0][2] * (d[1][0] * d[2][1] - d[2][0] * d[1][1]) +
-			       d[1][2] * (d[2][0] * d[0][1] - d[0][0] * d[2][1]) +
-			       d[2][2] * (d[0][0] * d[1][1] - d[1][0] * d[0][1]);
-		int want = det > 0 ? 1 : det < 0 ? -1 : 0;
+				rounded |= (long long)ldexp((double)f[r][k] - f[3][k], 20) !=
+					   P[r][k] - P[3][k];
+		int want = int_orient(P);
 		zero += want == 0;
+		inexact += rounded;
 		wrong += orient3d_sign(f[0], f[1], f[2], f[3]) != want;
 	}
-	printf("tests %d zero %d wrong %d\n", n, zero, wrong);
+	printf("tests %d zero %d inexact %d wrong %d\n", n, zero, inexact, wrong);
 	return 0;
 }
 
@@ -1077,6 +1187,8 @@ int main(int argc, char **argv)
 		return proximity(argv[2], atoi(argv[3]), atof(argv[4]));
 	if (strcmp(cmd, "intersections") == 0 && argc == 3)
 		return intersections(argv[2]);
+	if (strcmp(cmd, "update") == 0 && argc == 4)
+		return update(argv[2], atoi(argv[3]));
 	if (strcmp(cmd, "inside") == 0 && argc == 5)
 		return inside(argv[2], argv[3], atof(argv[4]));
 	if (strcmp(cmd, "orient") == 0 && argc == 3)
