@@ -240,10 +240,11 @@ san:
 	$(MAKE) SAN=1 CUDA=0 all
 
 # The I/O tests (grid stream, OBJ reader, resample) under ASan + UBSan,
-# and the collision and gathering ones (proximity lists, tensor reads at
-# the grid's edges).
+# and the collision and gathering ones (proximity lists, --safe's hash and
+# bounds, tensor reads at the grid's edges).
 SAN_TESTS ?= tests/grid.bats tests/obj.bats tests/resample.bats tests/cli.bats \
-             tests/corrupt.bats tests/collide.bats tests/gather.bats
+             tests/corrupt.bats tests/collide.bats tests/gather.bats \
+             tests/self.bats
 test-san: san
 	PLEAT_BIN=$(CURDIR)/build/san/bin PLEAT_TESTBIN=$(CURDIR)/build/san/tests \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
