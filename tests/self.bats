@@ -131,6 +131,14 @@ pairs() {
 	[ "$status" -eq 0 ]
 	[[ "$stderr" =~ safe:\ [1-9][0-9]*\ bound\ updates\ [0-9.]+\ s,\ [1-9][0-9]*\ moves\ held\ back ]]
 	[ "$(pairs "$W/out.grid")" -eq 0 ]
+	# the other methods' iterates are bounded the same way
+	for m in chebyshev pcg; do
+		pleat-solve -q -n 64 -m $m --safe -o "$W/safe.grid" "$W/in.grid"
+		pleat-solve -q -n 64 -m $m -o "$W/free.grid" "$W/in.grid"
+		echo "# -m $m: $(pairs "$W/safe.grid") pairs with --safe, $(pairs "$W/free.grid") without" >&3
+		[ "$(pairs "$W/safe.grid")" -eq 0 ]
+		[ "$(pairs "$W/free.grid")" -gt 0 ]
+	done
 }
 
 # The dress on its body at 128 (cell 1 cm).  Pushing the vertices that
