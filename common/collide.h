@@ -45,7 +45,7 @@
  *     holds the bending stencils (they reach 2 along the axes).  The
  *     solver takes r = 1 where vertices two cells apart are far enough
  *     apart at rest that they come within R only when the cloth folds
- *     between them or is compressed by a quarter (collide_ring_for), so
+ *     between them or is compressed by a third (collide_ring_for), so
  *     that the repulsion keeps a tight fold between nearby triangles
  *     from crossing; pleat-collide's classes use the 5 x 5 square; and
  *   - b within 2.5 cells, along each grid axis, of a's seam partner (the
@@ -242,7 +242,7 @@ struct collide_site {
 /* The half-width of the square of same-panel neighbours for cells of
  * `cell` metres and repulsion radius `radius`: 1 when two cells are at
  * least 1.5 R (so that a pair two cells apart repels only once folded
- * towards each other or compressed by a quarter), else COLLIDE_RING. */
+ * towards each other or compressed by a third), else COLLIDE_RING. */
 PL_HD int collide_ring_for(double cell, double radius)
 {
 	return 2.0 * cell >= 1.5 * radius ? 1 : COLLIDE_RING;

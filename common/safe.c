@@ -214,6 +214,15 @@ static void hash_build(struct safe *s, const float *x)
 	h->cell = (s->ntri ? sum / (double)s->ntri : 0) + s->reach;
 	if (h->cell < largest / 16)
 		h->cell = largest / 16;
+	/* cell indices far inside int32 whatever the cloth's span */
+	double span = 0;
+	for (size_t t = 0; t < s->ntri; t++)
+		for (int k = 0; k < 3; k++) {
+			double d = (double)h->box[6 * t + 3 + (size_t)k] + s->reach - lo[k];
+			span = d > span ? d : span;
+		}
+	if (h->cell < span / (1 << 20))
+		h->cell = span / (1 << 20);
 	size_t nb = h->mask + 1, entries = 0;
 	memset(h->start, 0, (nb + 1) * sizeof(size_t));
 	for (size_t t = 0; t < s->ntri; t++)
@@ -297,6 +306,14 @@ static size_t corners_to_triangle(struct safe *s, const float *x,
 		if (!point_within(p, ub, s->reach) || touches(s, t[c], u))
 			continue;
 		double d2 = closest_on_triangle(p, tri, q);
+		/* on a nearly degenerate triangle the face's arithmetic can
+		 * overestimate; the edges cannot (and bound the face
+		 * distance from above, so this is still the distance) */
+		for (int k = 0; k < 3; k++) {
+			double e2 = closest_on_segment(p, tri + 3 * k,
+						       tri + 3 * ((k + 1) % 3), q);
+			d2 = e2 < d2 ? e2 : d2;
+		}
 		if (!(d2 < r2))
 			continue;
 		double d = sqrt(d2);

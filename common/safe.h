@@ -25,8 +25,9 @@
  * Not measured: pairs across a seam within COLLIDE_SEAM_RING cells of
  * the partner (collide.h), which the seam energy sews together: their
  * distance is about 0 by construction, and bounding by it would freeze
- * every seam.  A vertex of a pair already at distance 0 (touching or
- * intersecting at x0) does not move at all.
+ * every seam.  Intersections present at x0 stay: undoing one passes
+ * through a contact the bounds forbid (a vertex touching a triangle at
+ * x0, at distance 0, does not move at all).
  */
 #ifndef PLEAT_SAFE_H
 #define PLEAT_SAFE_H
@@ -82,7 +83,7 @@ void safe_update(struct safe *s, const float *x);
  * through another before the solve) reach their small bounds at every
  * step, and measuring at every step for them would cost far more than
  * the step.  So: again when more than one in SAFE_MANY moving vertices
- * went beyond half their bound, or when one was pulled back and
+ * (and more than one) went beyond half their bound, or when one was pulled back and
  * SAFE_EVERY steps have passed since the last measurement. */
 #define SAFE_MANY 1000
 #define SAFE_EVERY 8

@@ -382,6 +382,8 @@ static void on_check(const struct solve_event *ev, void *arg)
 			rel_res);
 		json_number(l->stats, "energy_to_gain", c->gap);
 		json_number(l->stats, "relative_energy_to_gain", c->rel);
+		if (ev->k.violation > 0)
+			json_number(l->stats, "violation", ev->k.violation);
 		fprintf(l->stats, ", \"step\": %.9g, \"seconds\": %.6f, "
 			"\"accepted\": %s}\n", ev->step, ev->seconds,
 			ev->accepted ? "true" : "false");

@@ -141,7 +141,15 @@ static size_t brute_vertices(const float *x, const struct collide_site *site,
 				continue;
 			for (int k = 0; k < 3; k++)
 				at(x, c[k], t + 3 * k);
-			double d = sqrt(closest_on_triangle(p, t, q));
+			/* the face, or an edge where the face's arithmetic
+			 * overestimates on a nearly flat triangle */
+			double d2 = closest_on_triangle(p, t, q);
+			for (int k = 0; k < 3; k++) {
+				double e2 = closest_on_segment(p, t + 3 * k,
+							       t + 3 * ((k + 1) % 3), q);
+				d2 = e2 < d2 ? e2 : d2;
+			}
+			double d = sqrt(d2);
 			if (d >= reach)
 				continue;
 			uint32_t all[4] = {(uint32_t)v, c[0], c[1], c[2]};
