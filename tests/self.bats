@@ -131,14 +131,15 @@ pairs() {
 	[ "$status" -eq 0 ]
 	[[ "$stderr" =~ safe:\ [1-9][0-9]*\ bound\ updates\ [0-9.]+\ s,\ [1-9][0-9]*\ moves\ held\ back ]]
 	[ "$(pairs "$W/out.grid")" -eq 0 ]
-	# the other methods' results (their iterates are bounded the same
-	# way; the trace above follows block's)
+	# the other methods' iterates are bounded the same way
 	for m in chebyshev pcg; do
-		pleat-solve -q -n 64 -m $m --safe -o "$W/safe.grid" "$W/in.grid"
-		pleat-solve -q -n 64 -m $m -o "$W/free.grid" "$W/in.grid"
-		echo "# -m $m: $(pairs "$W/safe.grid") pairs with --safe, $(pairs "$W/free.grid") without" >&3
-		[ "$(pairs "$W/safe.grid")" -eq 0 ]
-		[ "$(pairs "$W/free.grid")" -gt 0 ]
+		run "$PLEAT_TESTBIN/test_solve" trace "$W/in.grid" 64 1 0 - $m
+		echo "# -m $m with --safe: ${lines[-1]}" >&3
+		[ "${lines[-1]}" = "worst 0 iterations 64" ]
+		run "$PLEAT_TESTBIN/test_solve" trace "$W/in.grid" 64 0 0 - $m
+		echo "# -m $m without: ${lines[-1]}" >&3
+		[[ "${lines[-1]}" =~ ^worst\ ([0-9]+)\ iterations\ 64$ ]]
+		[ "${BASH_REMATCH[1]}" -gt 0 ]
 	done
 }
 

@@ -742,13 +742,15 @@ static void trace_check(const struct solve_event *ev, void *arg)
 	free(pairs[1]);
 }
 
-/* test_solve trace GRID N SAFE SELF [BODY]: N block iterations from the
- * grid's x (else rest) with --safe (SAFE 1), --self (SELF 1) and the
- * body as pleat-solve sets them up (scale from the cell), an energy
+/* test_solve trace GRID N SAFE SELF [BODY|- [METHOD]]: N iterations of
+ * METHOD (block, chebyshev, pcg or gd; default block) from the grid's x
+ * (else rest) with --safe (SAFE 1), --self (SELF 1) and the body (none
+ * for -) as pleat-solve sets them up (scale from the cell), an energy
  * check after each; prints every iterate's intersecting pairs not sewn
  * together and those sewn, then "worst W iterations K" (W of the
  * pairs not sewn). */
-static int trace(const char *path, int n, int safe, int self, const char *body)
+static int trace(const char *path, int n, int safe, int self, const char *body,
+		 const char *method)
 {
 	struct grid g;
 	struct problem p;
@@ -756,6 +758,20 @@ static int trace(const char *path, int n, int safe, int self, const char *body)
 	struct solve_params sp = block_params(n, 1);
 	sp.self = self;
 	sp.safe = safe;
+	if (body && strcmp(body, "-") == 0)
+		body = NULL;
+	if (method && strcmp(method, "block")) {
+		if (strcmp(method, "chebyshev") == 0)
+			sp.method = METHOD_CHEBYSHEV;
+		else if (strcmp(method, "pcg") == 0)
+			sp.method = METHOD_PCG;
+		else if (strcmp(method, "gd") == 0)
+			sp.method = METHOD_GD;
+		else {
+			fprintf(stderr, "trace: no method %s\n", method);
+			return 2;
+		}
+	}
 	load(path, &g);
 	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
 	struct collide_params cp;
@@ -798,9 +814,9 @@ static int trace(const char *path, int n, int safe, int self, const char *body)
 
 int main(int argc, char **argv)
 {
-	if ((argc == 6 || argc == 7) && strcmp(argv[1], "trace") == 0)
+	if (argc >= 6 && argc <= 8 && strcmp(argv[1], "trace") == 0)
 		return trace(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
-			     argc == 7 ? argv[6] : NULL);
+			     argc >= 7 ? argv[6] : NULL, argc == 8 ? argv[7] : NULL);
 	if (argc >= 3 && argc <= 5 && strcmp(argv[1], "blockref") == 0)
 		return blockref(argv[2], argc >= 4 ? argv[3] : NULL,
 				argc == 5 && strcmp(argv[4], "start") == 0);
@@ -825,6 +841,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE | wrinkles FILE\n");
+		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE | wrinkles FILE | trace GRID N SAFE SELF [BODY|- [METHOD]]\n");
 	return 2;
 }
