@@ -13,6 +13,7 @@ static int omp_get_max_threads(void) { return 1; }
 static int omp_get_thread_num(void) { return 0; }
 #endif
 
+#include "boxhash.h"
 #include "orient.h"
 
 static int is_cloth(uint8_t m)
@@ -579,124 +580,6 @@ size_t grid_triangles(int w, int h, const uint8_t *mask,
 
 /* ---- intersecting pairs ------------------------------------------------- */
 
-struct tribox {
-	float lo[3], hi[3];
-};
-
-/* A hash of the triangles' boxes: each triangle is entered in every cell
- * its box overlaps. */
-struct boxhash {
-	struct tribox bound;        /* of all the boxes */
-	double origin[3], cell;
-	size_t mask;
-	size_t *start;
-	struct { int32_t c[3]; uint32_t tri; } *entry;
-};
-
-/* The cell of coordinate v on axis k. */
-static int32_t cell_of(const struct boxhash *H, float v, int k)
-{
-	return (int32_t)floor((v - H->origin[k]) / H->cell);
-}
-
-static void cell_range(const struct boxhash *H, const struct tribox *b,
-		       int32_t lo[3], int32_t hi[3])
-{
-	for (int k = 0; k < 3; k++) {
-		lo[k] = cell_of(H, b->lo[k], k);
-		hi[k] = cell_of(H, b->hi[k], k);
-	}
-}
-
-static size_t cell_bucket(const int32_t c[3], size_t mask)
-{
-	int64_t k[3] = {c[0], c[1], c[2]};
-	return proximity_bucket_of(k, mask);
-}
-
-/* The cell: twice the mean box size, at least an eighth of the largest
- * (so that no triangle is in more than about 10^3 cells), and large
- * enough that the cloth spans fewer than 2^30 cells each way. */
-static double box_cell(const struct tribox *box, size_t ntri,
-		       const double lo[3], const double hi[3])
-{
-	double sum = 0, most = 0, span = 0;
-	for (size_t t = 0; t < ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			double e = (double)box[t].hi[k] - box[t].lo[k];
-			sum += e;
-			most = fmax(most, e);
-		}
-	for (int k = 0; k < 3; k++)
-		span = fmax(span, hi[k] - lo[k]);
-	double cell = fmax(2 * sum / (3.0 * (double)(ntri ? ntri : 1)), most / 8);
-	cell = fmax(cell, span / (double)(1 << 30));
-	return cell > 0 ? cell : 1;
-}
-
-static void boxhash_build(struct boxhash *H, const struct tribox *box,
-			  size_t ntri)
-{
-	double lo[3] = {INFINITY, INFINITY, INFINITY};
-	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (size_t t = 0; t < ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			lo[k] = fmin(lo[k], box[t].lo[k]);
-			hi[k] = fmax(hi[k], box[t].hi[k]);
-		}
-	for (int k = 0; k < 3; k++) {
-		H->origin[k] = ntri ? lo[k] : 0;
-		H->bound.lo[k] = (float)lo[k];
-		H->bound.hi[k] = (float)hi[k];
-	}
-	H->cell = box_cell(box, ntri, lo, hi);
-	size_t nent = 0;
-	int32_t a[3], b[3], c[3];
-	for (size_t t = 0; t < ntri; t++) {
-		cell_range(H, &box[t], a, b);
-		nent += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) *
-			(size_t)(b[2] - a[2] + 1);
-	}
-	size_t m = 1;
-	while (m < nent)
-		m *= 2;
-	H->mask = m - 1;
-	H->start = xcalloc(m + 1, sizeof(size_t));
-	H->entry = xmalloc_array(nent + 1, sizeof *H->entry);
-	for (int pass = 0; pass < 2; pass++) {
-		size_t *fill = pass ? xmalloc_array(m, sizeof(size_t)) : NULL;
-		if (fill)
-			memcpy(fill, H->start, m * sizeof(size_t));
-		for (size_t t = 0; t < ntri; t++) {
-			cell_range(H, &box[t], a, b);
-			for (c[2] = a[2]; c[2] <= b[2]; c[2]++)
-				for (c[1] = a[1]; c[1] <= b[1]; c[1]++)
-					for (c[0] = a[0]; c[0] <= b[0]; c[0]++) {
-						size_t q = cell_bucket(c, H->mask);
-						if (!pass) {
-							H->start[q + 1]++;
-							continue;
-						}
-						size_t e = fill[q]++;
-						memcpy(H->entry[e].c, c, sizeof c);
-						H->entry[e].tri = (uint32_t)t;
-					}
-		}
-		if (!pass)
-			for (size_t q = 0; q < m; q++)
-				H->start[q + 1] += H->start[q];
-		free(fill);
-	}
-}
-
-static int boxes_overlap(const struct tribox *a, const struct tribox *b)
-{
-	for (int k = 0; k < 3; k++)
-		if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k])
-			return 0;
-	return 1;
-}
-
 static int share_vertex(const uint32_t *t, const uint32_t *u)
 {
 	for (int i = 0; i < 3; i++)
@@ -704,17 +587,6 @@ static int share_vertex(const uint32_t *t, const uint32_t *u)
 			if (t[i] == u[k])
 				return 1;
 	return 0;
-}
-
-/* Whether cell c is where the pair (t, u) is examined: the cell of the
- * low corner of the two boxes' overlap, so each pair is examined once. */
-static int home_cell(const struct boxhash *H, const struct tribox *a,
-		     const struct tribox *b, const int32_t c[3])
-{
-	for (int k = 0; k < 3; k++)
-		if (cell_of(H, fmaxf(a->lo[k], b->lo[k]), k) != c[k])
-			return 0;
-	return 1;
 }
 
 struct pairbuf {
@@ -769,18 +641,18 @@ static size_t sweep_one(const struct sweep *s, uint32_t u,
 {
 	size_t count = 0;
 	int32_t lo[3], hi[3], c[3];
-	cell_range(s->H, range, lo, hi);
+	boxhash_range(s->H, range, lo, hi);
 	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
 		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
 			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-				size_t q = cell_bucket(c, s->H->mask);
+				size_t q = boxhash_bucket(c, s->H->mask);
 				for (size_t e = s->H->start[q]; e < s->H->start[q + 1]; e++) {
 					uint32_t i = s->H->entry[e].tri;
 					uint32_t t = s->hashed ? s->hashed[i] : i;
 					if (!sweep_looks(s, t, u) ||
 					    memcmp(s->H->entry[e].c, c, sizeof c) ||
-					    !boxes_overlap(&s->box[i], b) ||
-					    !home_cell(s->H, &s->box[i], b, c) ||
+					    !tribox_overlap(&s->box[i], b) ||
+					    !boxhash_home(s->H, &s->box[i], b, c) ||
 					    !sweep_crosses(s, t, u))
 						continue;
 					count++;
@@ -845,7 +717,7 @@ static size_t sweep_all(const struct sweep *s, size_t ntri, uint32_t **pairs)
 		for (long u = 0; u < (long)ntri; u++) {
 			struct tribox b, in;
 			tri_box(s->x, s->tri + 3 * u, &b);
-			if (!boxes_overlap(&b, bound))
+			if (!tribox_overlap(&b, bound))
 				continue;
 			for (int k = 0; k < 3; k++) {
 				in.lo[k] = b.lo[k] < bound->lo[k] ? bound->lo[k] : b.lo[k];
@@ -870,8 +742,7 @@ size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 	boxhash_build(&H, box, ntri);
 	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box};
 	size_t count = sweep_all(&s, ntri, pairs);
-	free(H.start);
-	free(H.entry);
+	boxhash_free(&H);
 	free(box);
 	return count;
 }
@@ -1006,8 +877,7 @@ static size_t count_touching(const float *x, const uint32_t *tri, size_t ntri,
 	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box,
 			  .hashed = hashed, .touch = touch};
 	size_t count = sweep_all(&s, ntri, pairs);
-	free(H.start);
-	free(H.entry);
+	boxhash_free(&H);
 	free(box);
 	free(hashed);
 	return count;

@@ -1,0 +1,47 @@
+/* boxhash.h - a spatial hash of axis-aligned boxes (triangles' boxes),
+ * for the searches that pair boxes which overlap: the intersection count
+ * (proximity.c) and the step bounds of --safe (safe.c).
+ *
+ * Each box is entered in every cell it overlaps.  The cell is twice the
+ * mean box, at least an eighth of the largest (so that no box is in more
+ * than about 10^3 cells), and large enough that the boxes span fewer
+ * than 2^30 cells each way.  To find the boxes overlapping box b, visit
+ * the cells of boxhash_range(b), the entries of each cell's bucket with
+ * the cell's coordinates, and keep those that tribox_overlap b; a pair
+ * is met in every cell both share, and boxhash_home picks one of them.
+ */
+#ifndef PLEAT_BOXHASH_H
+#define PLEAT_BOXHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tribox {
+	float lo[3], hi[3];
+};
+
+/* A hash of the triangles' boxes: each triangle is entered in every cell
+ * its box overlaps. */
+struct boxhash {
+	struct tribox bound;        /* of all the boxes */
+	double origin[3], cell;
+	size_t mask;
+	size_t *start;
+	struct { int32_t c[3]; uint32_t tri; } *entry;
+};
+
+/* The hash of ntri boxes (their index is the entry's tri). */
+void boxhash_build(struct boxhash *H, const struct tribox *box, size_t ntri);
+void boxhash_free(struct boxhash *H);
+/* The cells box b overlaps, lo to hi along each axis. */
+void boxhash_range(const struct boxhash *H, const struct tribox *b,
+		   int32_t lo[3], int32_t hi[3]);
+/* The bucket of cell c: entries H->start[q] .. H->start[q + 1]. */
+size_t boxhash_bucket(const int32_t c[3], size_t mask);
+int tribox_overlap(const struct tribox *a, const struct tribox *b);
+/* Whether cell c is where the pair of overlapping boxes a, b is taken:
+ * the cell of the low corner of their overlap. */
+int boxhash_home(const struct boxhash *H, const struct tribox *a,
+		 const struct tribox *b, const int32_t c[3]);
+
+#endif
