@@ -1,12 +1,9 @@
 /* safe.c - measuring the step bounds of --safe (see safe.h).
  *
- * Candidate pairs of triangles come from a spatial hash: each triangle is
- * entered in every cell its box overlaps, cells the mean box plus the
- * reach (but at least a sixteenth of the largest box, so that a few
- * stretched triangles do not fill the table), and a triangle looks for
- * partners in the cells its box grown by the reach overlaps.  A pair is
- * taken in one cell only: the one holding the low corner of the
- * overlap of the two boxes (the first grown).  Each pair of triangles is
+ * Candidate pairs of triangles come from the hash of boxes (boxhash.h)
+ * of the triangles' boxes grown by half the reach (rounded outwards), so
+ * that two grown boxes overlap when the boxes come within the reach of
+ * each other.  Each pair of triangles is
  * measured once (by the lower index):
  * the corners of each against the other triangle, and the edges of each
  * against the other's, skipping primitives that share a vertex or are
@@ -20,23 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxhash.h"
 #include "closest.h"
 #include "progress.h"
 #include "proximity.h"
 
-struct safe_cell {
-	int32_t c[3];
-	uint32_t tri;
-};
-
+/* The triangles' boxes from the current positions, and the same grown by
+ * half the reach, hashed. */
 struct safe_hash {
-	size_t mask;             /* buckets - 1 */
-	size_t *start;           /* buckets + 1 */
-	size_t *fill;            /* buckets: scratch */
-	struct safe_cell *entry; /* by bucket */
-	size_t nentries;         /* entry's room */
-	float *box;              /* ntri x 6: low and high corners */
-	double origin[3], cell;
+	struct tribox *box, *grown;
+	struct boxhash H;
 };
 
 struct edge_key {
@@ -102,13 +92,8 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 	s->bound = xmalloc_array(s->n, sizeof(float));
 	s->nearest = xmalloc_array(s->n, sizeof(uint32_t));
 	s->hash = xcalloc(1, sizeof *s->hash);
-	size_t buckets = 1024;
-	while (buckets < 2 * s->ntri)
-		buckets *= 2;
-	s->hash->mask = buckets - 1;
-	s->hash->start = xmalloc_array(buckets + 1, sizeof(size_t));
-	s->hash->fill = xmalloc_array(buckets, sizeof(size_t));
-	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, 6 * sizeof(float));
+	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
+	s->hash->grown = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
 	s->due = 1;
 	return 0;
 }
@@ -116,10 +101,8 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 void safe_free(struct safe *s)
 {
 	if (s->hash) {
-		free(s->hash->start);
-		free(s->hash->fill);
-		free(s->hash->entry);
 		free(s->hash->box);
+		free(s->hash->grown);
 		free(s->hash);
 	}
 	free(s->tri);
@@ -133,110 +116,32 @@ void safe_free(struct safe *s)
 
 /* ---- the hash -------------------------------------------------------- */
 
-static size_t bucket_of(const struct safe_hash *h, const int32_t c[3])
-{
-	uint64_t k = (uint64_t)(uint32_t)c[0] * 73856093u ^
-		     (uint64_t)(uint32_t)c[1] * 19349663u ^
-		     (uint64_t)(uint32_t)c[2] * 83492791u;
-	return (size_t)(k & h->mask);
-}
-
-static int32_t cell_of(const struct safe_hash *h, double p, int k)
-{
-	return (int32_t)floor((p - h->origin[k]) / h->cell);
-}
-
-/* The cells of box b (low and high corners; grown by `grow`) along axis
- * k. */
-static void cell_range(const struct safe_hash *h, const float *b, double grow,
-		       int k, int32_t *lo, int32_t *hi)
-{
-	*lo = cell_of(h, b[k] - grow, k);
-	*hi = cell_of(h, b[3 + k] + grow, k);
-}
-
-/* Triangle t in every cell its box overlaps: counted into count[bucket
- * + 1] when count is not NULL, else entered at h->fill.  Returns the
- * cells. */
-static size_t hash_cells(struct safe_hash *h, size_t t, size_t *count)
-{
-	int32_t lo[3], hi[3], c[3];
-	size_t n = 0;
-	for (int k = 0; k < 3; k++)
-		cell_range(h, h->box + 6 * t, 0, k, &lo[k], &hi[k]);
-	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-				size_t b = bucket_of(h, c);
-				if (count)
-					count[b + 1]++;
-				else
-					h->entry[h->fill[b]++] =
-						(struct safe_cell){{c[0], c[1], c[2]},
-								   (uint32_t)t};
-				n++;
-			}
-	return n;
-}
-
-/* Triangle t's box from x. */
+/* Triangle t's box from x, and the box grown by half the reach. */
 static void box_of(struct safe *s, const float *x, size_t t)
 {
-	float *b = s->hash->box + 6 * t;
+	struct tribox *b = &s->hash->box[t], *g = &s->hash->grown[t];
+	double half = 0.5 * s->reach;
 	for (int k = 0; k < 3; k++) {
-		b[k] = b[3 + k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
+		b->lo[k] = b->hi[k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
 		for (int c = 1; c < 3; c++) {
 			float v = x[3 * (size_t)s->tri[3 * t + (size_t)c] + (size_t)k];
-			b[k] = v < b[k] ? v : b[k];
-			b[3 + k] = v > b[3 + k] ? v : b[3 + k];
+			b->lo[k] = v < b->lo[k] ? v : b->lo[k];
+			b->hi[k] = v > b->hi[k] ? v : b->hi[k];
 		}
+		g->lo[k] = (float)(b->lo[k] - half);
+		if ((double)g->lo[k] > b->lo[k] - half)
+			g->lo[k] = nextafterf(g->lo[k], -INFINITY);
+		g->hi[k] = (float)(b->hi[k] + half);
+		if ((double)g->hi[k] < b->hi[k] + half)
+			g->hi[k] = nextafterf(g->hi[k], INFINITY);
 	}
 }
 
-/* Boxes, the cell size and the buckets, from x. */
 static void hash_build(struct safe *s, const float *x)
 {
-	struct safe_hash *h = s->hash;
-	double lo[3] = {INFINITY, INFINITY, INFINITY}, largest = 0, sum = 0;
-	for (size_t t = 0; t < s->ntri; t++) {
+	for (size_t t = 0; t < s->ntri; t++)
 		box_of(s, x, t);
-		const float *b = h->box + 6 * t;
-		double extent = 0;
-		for (int k = 0; k < 3; k++) {
-			lo[k] = b[k] < lo[k] ? b[k] : lo[k];
-			if ((double)b[3 + k] - b[k] > extent)
-				extent = (double)b[3 + k] - b[k];
-		}
-		sum += extent;
-		largest = extent > largest ? extent : largest;
-	}
-	memcpy(h->origin, lo, sizeof lo);
-	h->cell = (s->ntri ? sum / (double)s->ntri : 0) + s->reach;
-	if (h->cell < largest / 16)
-		h->cell = largest / 16;
-	/* cell indices far inside int32 whatever the cloth's span */
-	double span = 0;
-	for (size_t t = 0; t < s->ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			double d = (double)h->box[6 * t + 3 + (size_t)k] + s->reach - lo[k];
-			span = d > span ? d : span;
-		}
-	if (h->cell < span / (1 << 20))
-		h->cell = span / (1 << 20);
-	size_t nb = h->mask + 1, entries = 0;
-	memset(h->start, 0, (nb + 1) * sizeof(size_t));
-	for (size_t t = 0; t < s->ntri; t++)
-		entries += hash_cells(h, t, h->start);
-	for (size_t q = 0; q < nb; q++)
-		h->start[q + 1] += h->start[q];
-	if (entries > h->nentries) {
-		free(h->entry);
-		h->entry = xmalloc_array(entries, sizeof *h->entry);
-		h->nentries = entries;
-	}
-	memcpy(h->fill, h->start, nb * sizeof(size_t));
-	for (size_t t = 0; t < s->ntri; t++)
-		hash_cells(h, t, NULL);
+	boxhash_build(&s->hash->H, s->hash->grown, s->ntri);
 }
 
 /* ---- distances --------------------------------------------------------- */
@@ -281,10 +186,11 @@ static void load(const float *x, uint32_t v, double *p)
 
 /* Whether p is within reach of box b (low and high corners): the cheap
  * test before a distance. */
-static int point_within(const double *p, const float *b, double reach)
+static int point_within(const double *p, const struct tribox *b,
+			double reach)
 {
 	for (int k = 0; k < 3; k++)
-		if (p[k] < b[k] - reach || p[k] > b[3 + k] + reach)
+		if (p[k] < b->lo[k] - reach || p[k] > b->hi[k] + reach)
 			return 0;
 	return 1;
 }
@@ -293,7 +199,7 @@ static int point_within(const double *p, const float *b, double reach)
  * pairs within reach. */
 static size_t corners_to_triangle(struct safe *s, const float *x,
 				  const uint32_t *t, unsigned own,
-				  const uint32_t *u, const float *ub)
+				  const uint32_t *u, const struct tribox *ub)
 {
 	double tri[9], p[3], q[3], r2 = s->reach * s->reach;
 	size_t found = 0;
@@ -381,56 +287,33 @@ static size_t edges_to_edges(struct safe *s, const float *x,
 	return found;
 }
 
-static int boxes_within(const float *a, const float *b, double reach)
-{
-	for (int k = 0; k < 3; k++)
-		if ((double)a[k] - b[3 + k] > reach || (double)b[k] - a[3 + k] > reach)
-			return 0;
-	return 1;
-}
-
-/* Whether cell c holds the low corner of the overlap of box bt grown by
- * the reach and box bu: the one cell a pair is measured in. */
-static int home_cell(const struct safe_hash *h, const float *bt,
-		     const float *bu, double reach, const int32_t *c)
-{
-	for (int k = 0; k < 3; k++) {
-		double a = bt[k] - reach, b = bu[k];
-		if (cell_of(h, a > b ? a : b, k) != c[k])
-			return 0;
-	}
-	return 1;
-}
-
 /* Every triangle u > t whose box comes within the reach of t's, measured
  * against t. */
 static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 {
-	const struct safe_hash *h = s->hash;
-	const float *bt = h->box + 6 * t;
+	const struct boxhash *H = &s->hash->H;
+	const struct tribox *box = s->hash->box, *grown = s->hash->grown;
 	const uint32_t *ct = s->tri + 3 * t;
 	unsigned own = s->own[t];
-	int32_t lo[3], hi[3];
-	for (int k = 0; k < 3; k++)
-		cell_range(h, bt, s->reach, k, &lo[k], &hi[k]);
+	int32_t lo[3], hi[3], c[3];
+	boxhash_range(H, &grown[t], lo, hi);
 	size_t found = 0;
-	int32_t c[3];
 	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
 		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
 			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-				size_t b = bucket_of(h, c);
-				for (size_t q = h->start[b]; q < h->start[b + 1]; q++) {
-					const struct safe_cell *en = &h->entry[q];
-					const float *bu = h->box + 6 * (size_t)en->tri;
-					if (en->tri <= t || en->c[0] != c[0] ||
-					    en->c[1] != c[1] || en->c[2] != c[2] ||
-					    !boxes_within(bt, bu, s->reach) ||
-					    !home_cell(h, bt, bu, s->reach, c))
+				size_t q = boxhash_bucket(c, H->mask);
+				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
+					uint32_t u = H->entry[e].tri;
+					if (u <= t || memcmp(H->entry[e].c, c, sizeof c) ||
+					    !tribox_overlap(&grown[t], &grown[u]) ||
+					    !boxhash_home(H, &grown[t], &grown[u], c))
 						continue;
-					const uint32_t *cu = s->tri + 3 * (size_t)en->tri;
-					unsigned ou = s->own[en->tri];
-					found += corners_to_triangle(s, x, ct, own, cu, bu) +
-						 corners_to_triangle(s, x, cu, ou, ct, bt) +
+					const uint32_t *cu = s->tri + 3 * (size_t)u;
+					unsigned ou = s->own[u];
+					found += corners_to_triangle(s, x, ct, own, cu,
+								     &box[u]) +
+						 corners_to_triangle(s, x, cu, ou, ct,
+								     &box[t]) +
 						 edges_to_edges(s, x, ct, own, cu, ou);
 				}
 			}
@@ -450,6 +333,7 @@ void safe_update(struct safe *s, const float *x)
 	#pragma omp parallel for schedule(dynamic, 256) reduction(+ : pairs)
 	for (long t = 0; t < (long)s->ntri; t++)
 		pairs += measure_triangle(s, x, (size_t)t);
+	boxhash_free(&s->hash->H);
 	for (size_t v = 0; v < s->n; v++) {
 		float d;
 		memcpy(&d, &s->nearest[v], sizeof d);
