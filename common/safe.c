@@ -3,11 +3,10 @@
  * Candidate pairs of triangles come from the hash of boxes (boxhash.h)
  * of the triangles' boxes grown by half the reach (rounded outwards), so
  * that two grown boxes overlap when the boxes come within the reach of
- * each other.  Each pair of triangles is
- * measured once (by the lower index):
- * the corners of each against the other triangle, and the edges of each
- * against the other's, skipping primitives that share a vertex or are
- * sewn together.  Every distance lowers the nearest distance of all the
+ * each other.  Each pair of triangles is measured once (by the lower
+ * index): the corners of each against the other triangle, and the
+ * edges of each against the other's, skipping primitives that share a
+ * vertex or are sewn together.  Every distance lowers the nearest distance of all the
  * vertices of its two primitives, an atomic minimum on the float's bits
  * (non-negative floats order as their bits do), so the result does not
  * depend on the order or the thread count. */

@@ -155,24 +155,22 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 			 struct check *k, char *why, size_t n)
 {
 	double out[3];
+	/* only --safe starts behind the half-planes (problem_set_body);
+	 * on a device, the iterate is fetched into the idle host buffer */
+	int behind = p->safe && p->plane;
 	k->violation = 0;
 	if (!dev) {
 		problem_check(p, p->x, k);
-		/* only --safe starts behind the half-planes (problem_set_body) */
-		if (p->safe)
-			k->violation = problem_violation(p, p->x);
-		return 0;
-	}
-	if (dev->check(dev->s, &p->c, out, why, n))
-		return -1;
-	k->energy = out[0];
-	k->residual = sqrt(out[1]);
-	k->noise = out[2];
-	if (p->safe && p->plane) {
-		if (dev->get(dev->s, p->next, why, n))
+	} else {
+		if (dev->check(dev->s, &p->c, out, why, n) ||
+		    (behind && dev->get(dev->s, p->next, why, n)))
 			return -1;
-		k->violation = problem_violation(p, p->next);
+		k->energy = out[0];
+		k->residual = sqrt(out[1]);
+		k->noise = out[2];
 	}
+	if (behind)
+		k->violation = problem_violation(p, dev ? p->next : p->x);
 	return 0;
 }
 
