@@ -70,7 +70,12 @@ static void catch_fatal_signals(void)
 	}
 }
 
-static void track(char *tmp, int on)
+/* The exit handler and the signal handlers, installed once, before the
+ * first temporary file exists: until then a fatal signal that reaches a
+ * thread which does not block it (an OpenMP worker, while the main
+ * thread has them blocked) would end the program by its default action
+ * with the file already on disk. */
+static void register_cleanup(void)
 {
 	static int registered;
 	if (!registered) {
@@ -78,6 +83,10 @@ static void track(char *tmp, int on)
 		catch_fatal_signals();
 		registered = 1;
 	}
+}
+
+static void track(char *tmp, int on)
+{
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (on ? pending[i] == NULL : pending[i] == tmp) {
 			pending[i] = on ? tmp : NULL;
@@ -122,6 +131,7 @@ int outfile_open(struct outfile *o, const char *path, int binary,
 	size_t n = strlen(path) + 16;
 	o->tmp = xmalloc(n);
 	snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+	register_cleanup();
 	/* the fatal signals wait until the name is in the table */
 	sigset_t fatal, old;
 	fatal_signal_set(&fatal);
