@@ -20,12 +20,14 @@
 #include "outfile.h"
 #include "output.h"
 #include "progress.h"
+#include "proximity.h"
 #include "simplify.h"
 
 static const char usage_text[] =
 "usage: pleat-simplify [--tolerance mm] [-o file] [-f format] [-1]\n"
 "                      [--pc2 file] [--start-frame n] [--open-seams]\n"
-"                      [--progress] [-q] [-v] [file ...]\n"
+"                      [--allow-intersections] [--progress] [-q] [-v]\n"
+"                      [file ...]\n"
 "\n"
 "Simplify the surface of each grid into a triangle mesh with texture\n"
 "coordinates (the pattern, in metres) and normals.\n"
@@ -43,6 +45,9 @@ static const char usage_text[] =
 "      --start-frame N  the PC2 start frame (default 0)\n"
 "      --open-seams     leave the panels apart along seams (default:\n"
 "                       join them with a strip of triangles)\n"
+"      --allow-intersections  do not refine where the mesh intersects\n"
+"                       itself (faster; default: refine back towards\n"
+"                       the grid there)\n"
 "      --progress       report each stage on standard error\n"
 "  -v, --verbose        the same as --progress\n"
 "  -q, --quiet          no summary line per grid\n"
@@ -59,14 +64,14 @@ struct options {
 	enum format format;
 	const char *output, *pc2;
 	int numbered;           /* output holds a %d */
-	int one_topology, close_seams, progress, quiet;
+	int one_topology, close_seams, untangle, progress, quiet;
 	double start_frame;
 	char **files;
 	int nfiles;
 };
 
 enum { OPT_PC2 = 256, OPT_START, OPT_OPEN_SEAMS, OPT_PROGRESS,
-       OPT_TOLERANCE };
+       OPT_TOLERANCE, OPT_ALLOW };
 
 static enum format parse_format(const char *s)
 {
@@ -101,6 +106,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"pc2", required_argument, NULL, OPT_PC2},
 		{"start-frame", required_argument, NULL, OPT_START},
 		{"open-seams", no_argument, NULL, OPT_OPEN_SEAMS},
+		{"allow-intersections", no_argument, NULL, OPT_ALLOW},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
@@ -113,6 +119,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->tol = 0.1e-3;
 	o->output = "-";
 	o->close_seams = 1;
+	o->untangle = 1;
 	o->progress = -1;
 	opterr = 0;
 	/* -t: the old spelling, for one release */
@@ -126,6 +133,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_PC2: o->pc2 = optarg; o->one_topology = 1; break;
 		case OPT_START: o->start_frame = parse_double("--start-frame", optarg, -1e7, 1e7); break;
 		case OPT_OPEN_SEAMS: o->close_seams = 0; break;
+		case OPT_ALLOW: o->untangle = 0; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->progress = 1; break;
@@ -302,6 +310,28 @@ static void build_mesh(const struct options *o, const struct where *w,
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
 }
 
+/* Mesh m (built over q and s, with its seams closed when close_seams)
+ * refined where it intersects itself, unless allowed; returns how many
+ * times it was built again, the pairs left in zs. */
+static int untangle(const struct options *o, const struct where *w,
+		    struct simple_mesh *m, struct qtree *q,
+		    const struct surface *s, int close_seams,
+		    struct zip_stats *zs)
+{
+	struct error e;
+	int rounds = 0;
+	if (!o->untangle)
+		return 0;
+	size_t left = mesh_untangle(m, q, s, close_seams, zs, &rounds, &e);
+	if (left == (size_t)-1)
+		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+	zs->pairs_left = (long)left;
+	progress("%s: grid %d: refined %d times where the mesh intersected "
+		 "itself; %zu intersecting pairs left", w->name, w->grid,
+		 rounds, left);
+	return rounds;
+}
+
 /* ", N seam triangles" and what was left open, for the summary. */
 static void seam_summary(const struct zip_stats *zs)
 {
@@ -309,6 +339,9 @@ static void seam_summary(const struct zip_stats *zs)
 		fprintf(stderr, ", %d seam triangles", zs->strip + zs->holes);
 	if (zs->open_edges)
 		fprintf(stderr, ", %ld seam edges left open", zs->open_edges);
+	if (zs->pairs_left)
+		fprintf(stderr, ", %ld intersecting triangle pairs left",
+			zs->pairs_left);
 }
 
 static void summary(const struct options *o, const struct where *w,
@@ -355,6 +388,7 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 		passes++;
 	t3 = now_seconds();
 	build_mesh(o, w, &st->held, &q, &s, &zs);
+	untangle(o, w, &st->held, &q, &s, o->close_seams, &zs);
 	progress("%s: grid %d: surface %.3f s, refinement %.3f s, balance "
 		 "and checks %.3f s (%d passes), mesh %.3f s", w->name, w->grid,
 		 t1 - t0, t2 - t1, t3 - t2, passes, now_seconds() - t3);
@@ -431,6 +465,8 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 	surface_free(&s);
 }
 
+/* The tree checked against one frame: the tolerance, then (with the
+ * frame's own strips) the intersections. */
 static void check_frame(struct grid *g, const struct where *w, void *arg)
 {
 	struct sequence *sq = arg;
@@ -439,6 +475,15 @@ static void check_frame(struct grid *g, const struct where *w, void *arg)
 	qtree_forget_checks(&sq->tree);
 	while (qtree_settle(&sq->tree, &s) > 0)
 		sq->changed = 1;
+	if (sq->o->untangle) {
+		struct simple_mesh m;
+		struct zip_stats zs;
+		build_mesh(sq->o, w, &m, &sq->tree, &s, &zs);
+		if (untangle(sq->o, w, &m, &sq->tree, &s, sq->o->close_seams,
+			     &zs) > 0)
+			sq->changed = 1;
+		mesh_free(&m);
+	}
 	surface_free(&s);
 }
 
@@ -455,6 +500,16 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 				   1.0f, sq->nframes);
 	} else {
 		mesh_update(&sq->mesh, &s);
+	}
+	if (o->untangle) {
+		/* the first frame's strips: the pairs the frame really has */
+		uint32_t *pairs = NULL;
+		long n = (long)count_all_intersections(
+			(const float *)sq->mesh.pos, (const uint32_t *)sq->mesh.tris,
+			(size_t)sq->mesh.ntris, &pairs);
+		free(pairs);
+		if (n > sq->zip.pairs_left)
+			sq->zip.pairs_left = n;
 	}
 	if (o->pc2)
 		pc2_sample(sq->pc2.f, (const float (*)[3])sq->mesh.pos,

@@ -548,3 +548,39 @@ void qtree_row_leaves(const struct qtree *q, size_t row,
 		}
 	}
 }
+
+/* ---- splitting where the mesh intersects itself ----------------------- */
+
+/* Whether the closed square of node (a, b) at level L holds grid vertex
+ * (i, j): a = i >> L, or a = (i >> L) - 1 when i is on its left side. */
+static int holds(int L, int a, int b, long i, long j)
+{
+	long lo_i = (long)a << L, lo_j = (long)b << L, s = 1L << L;
+	return i >= lo_i && i <= lo_i + s && j >= lo_j && j <= lo_j + s;
+}
+
+size_t qtree_split_at(struct qtree *q, const uint32_t *verts, size_t n,
+		      int w)
+{
+	size_t split = 0;
+	/* Bottom up: a split at level L makes its children actual, but
+	 * level L - 1 has been visited, so each call refines one level. */
+	for (int L = 1; L <= q->top; L++) {
+		struct qt_level *lv = &q->lv[L];
+		for (size_t k = 0; k < n; k++) {
+			long i = (long)(verts[k] % (uint32_t)w);
+			long j = (long)(verts[k] / (uint32_t)w);
+			for (int c = 0; c < 4; c++) {
+				int a = (int)(i >> L) - (c & 1), b = (int)(j >> L) - (c >> 1);
+				if (!in_level(lv, a, b) || !holds(L, a, b, i, j))
+					continue;
+				size_t at = node_index(lv, a, b);
+				if (lv->state[at] == NODE_LEAF && actual(q, L, a, b)) {
+					lv->state[at] = NODE_SPLIT;
+					split++;
+				}
+			}
+		}
+	}
+	return split;
+}

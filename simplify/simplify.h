@@ -1,5 +1,5 @@
 /* simplify.h - quadtree simplification of a grid's surface (the paper's
- * section 6.4), in three parts:
+ * section 6.4), in four parts:
  *
  *   surface.c   the full-resolution triangle mesh of a grid: which
  *               triangles exist, which vertices must stay, the positions
@@ -10,6 +10,8 @@
  *               coordinates (pattern positions) and normals
  *   zip.c       the seams closed: a strip of triangles between the two
  *               panels' boundaries along each seam
+ *   untangle.c  the leaves split back towards the grid wherever the mesh
+ *               intersects itself
  *
  * The full-resolution mesh is the solver's: cell (i, j) holds the lower
  * triangle (i,j) (i+1,j) (i,j+1) and the upper triangle (i+1,j) (i+1,j+1)
@@ -115,6 +117,12 @@ void qtree_merge(struct qtree *dst, const struct qtree *src);
 void qtree_finish(struct qtree *q, const struct surface *s);
 /* Phase 2 once, then phase 3 once; returns the leaves that phase 3 split. */
 size_t qtree_settle(struct qtree *q, const struct surface *s);
+/* Splits every leaf (of level 1 or more) whose closed square holds one
+ * of the grid vertices verts[0..n) of a grid w vertices wide, one level
+ * at a time: a leaf its split makes actual is split by the next call.
+ * Returns how many leaves it split; qtree_settle must follow. */
+size_t qtree_split_at(struct qtree *q, const uint32_t *verts, size_t n,
+		      int w);
 /* Forgets which leaves were checked (before checking another frame). */
 void qtree_forget_checks(struct qtree *q);
 
@@ -162,6 +170,8 @@ struct zip_stats {
 	int strip;             /* triangles joining the two sides of seams */
 	int holes;             /* triangles closing holes where panels meet */
 	long open_edges;       /* seam edges still on the boundary */
+	long pairs_left;       /* intersecting triangle pairs no split
+				  could mend (untangle.c) */
 };
 
 /* Closes the seams of mesh m (built over surface s) by construction:
@@ -171,5 +181,17 @@ struct zip_stats {
  * Fails when the mesh would have more than INT_MAX triangles. */
 int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 		   struct zip_stats *st, struct error *e);
+
+/* ---- intersections ----------------------------------------------------
+ *
+ * Mesh m, built over tree q and surface s (with its seams closed when
+ * close_seams; zs then its strip's figures), refined where its triangles
+ * intersect (see untangle.c) and built again, until it has no
+ * intersecting pair or no leaf that holds one can be split.  Returns the
+ * pairs left, or (size_t)-1 with e set when a build fails; *rounds: how
+ * many times it was built again. */
+size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
+		     const struct surface *s, int close_seams,
+		     struct zip_stats *zs, int *rounds, struct error *e);
 
 #endif

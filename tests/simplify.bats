@@ -188,6 +188,48 @@ skirt() {
 	done
 }
 
+@test "leaves that would intersect other cloth are split back towards the grid" {
+	need_shared
+	# At 2 mm the quadtree's leaves flatten folds that lie closer than
+	# that to other cloth: the merged triangles pass through it.
+	local g n s open allowed
+	for g in dress/draped/dress-draped-iso.obj tshirt/isotropic/tshirt-iso.obj; do
+		n=$(basename "$g" .obj)
+		pleat-resample -q -s 512 "$SHARED/berkeley_garments/$g" > "$W/$n.grid"
+		run "$X" pairs <(pleat-simplify -q --tolerance 0 --open-seams "$W/$n.grid")
+		[ "$(field pairs "$output")" -eq 0 ]
+		for open in "" --open-seams; do
+			pleat-simplify -q --tolerance 2 $open --allow-intersections \
+				-o "$W/a.obj" "$W/$n.grid"
+			allowed=$(field pairs "$("$X" pairs "$W/a.obj")")
+			simplify "$W/$n.grid" "$W/m.obj" --tolerance 2 $open
+			run "$X" pairs "$W/m.obj"
+			echo "$n $open: $allowed pairs allowed, refined: $output"
+			[ "$allowed" -gt 0 ]
+			[ "$(field pairs "$output")" -eq 0 ]
+			# still within the tolerance, and a closed manifold
+			run "$T" check "$W/$n.grid" "$W/m.obj" 2 "$K"
+			echo "$output"
+			[ "$status" -eq 0 ]
+			[ -n "$open" ] || closed "$W/$n.grid" "$W/m.obj"
+		done
+		# the summary says nothing is left; --progress, how it got there
+		run --separate-stderr pleat-simplify --progress --tolerance 2 -o "$W/m.obj" "$W/$n.grid"
+		echo "$stderr"
+		[[ "$stderr" == *"refined "[1-9]*" times where the mesh intersected itself; 0 intersecting pairs left"* ]]
+		[[ "$stderr" != *"pairs left)"* ]]
+	done
+	# a sequence: one topology free of them in every frame
+	"$T" add-x "$W/$n.grid" 2 40 > "$W/b.grid"
+	cat "$W/$n.grid" "$W/b.grid" > "$W/seq.grid"
+	pleat-simplify -q --tolerance 2 --pc2 "$W/seq.pc2" -o "$W/f%d.obj" "$W/seq.grid"
+	for s in 0 1; do
+		run "$X" pairs "$W/f$s.obj"
+		echo "frame $s: $output"
+		[ "$(field pairs "$output")" -eq 0 ]
+	done
+}
+
 @test "a sequence with --pc2: one topology, every frame within the tolerance" {
 	for s in 0 0.75 1.25; do "$T" sine "$s" > "$W/f$s.grid"; done
 	cat "$W/f0.grid" "$W/f0.75.grid" "$W/f1.25.grid" > "$W/seq.grid"
