@@ -327,8 +327,8 @@ static int untangle(const struct options *o, const struct where *w,
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
 	zs->pairs_left = (long)left;
 	progress("%s: grid %d: refined %d times where the mesh intersected "
-		 "itself; %zu intersecting pairs left", w->name, w->grid,
-		 rounds, left);
+		 "itself, %d strip rungs flipped; %zu intersecting pairs left",
+		 w->name, w->grid, rounds, zs->flips, left);
 	return rounds;
 }
 
@@ -495,6 +495,11 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	surface_of(&s, g, w, o);
 	if (w->k == 0) {
 		build_mesh(o, w, &sq->mesh, &sq->tree, &s, &sq->zip);
+		/* the strip is the first frame's, and so are its flips */
+		if (o->untangle && o->close_seams)
+			mesh_flip_strips(&sq->mesh, &s, sq->mesh.ntris -
+					 sq->zip.strip - sq->zip.holes,
+					 &sq->zip.flips);
 		if (o->pc2)
 			pc2_header(sq->pc2.f, sq->mesh.nverts, (float)o->start_frame,
 				   1.0f, sq->nframes);

@@ -172,6 +172,7 @@ struct zip_stats {
 	long open_edges;       /* seam edges still on the boundary */
 	long pairs_left;       /* intersecting triangle pairs no split
 				  could mend (untangle.c) */
+	int flips;             /* strip rungs flipped to mend them */
 };
 
 /* Closes the seams of mesh m (built over surface s) by construction:
@@ -193,5 +194,10 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
 		     const struct surface *s, int close_seams,
 		     struct zip_stats *zs, int *rounds, struct error *e);
+/* The rungs of the seams' strips (triangles first .. m->ntris - 1 of
+ * mesh m over surface s) flipped where that makes fewer intersecting
+ * pairs; *flips: how many.  Returns the pairs left. */
+size_t mesh_flip_strips(struct simple_mesh *m, const struct surface *s,
+			int first, int *flips);
 
 #endif
