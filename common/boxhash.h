@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct tribox {
 	float lo[3], hi[3];
@@ -43,5 +44,32 @@ int tribox_overlap(const struct tribox *a, const struct tribox *b);
  * the cell of the low corner of their overlap. */
 int boxhash_home(const struct boxhash *H, const struct tribox *a,
 		 const struct tribox *b, const int32_t c[3]);
+/* Calls fn(u, arg) once for every box u >= from of box[] (the boxes of
+ * the hash) that overlaps box b, and returns the sum of what it
+ * returned.  Inline, so that a search's own fn is inlined into its
+ * loop. */
+static inline size_t boxhash_visit(const struct boxhash *H,
+				   const struct tribox *box,
+				   const struct tribox *b, uint32_t from,
+				   size_t (*fn)(uint32_t u, void *arg),
+				   void *arg)
+{
+	int32_t lo[3], hi[3], c[3];
+	size_t sum = 0;
+	boxhash_range(H, b, lo, hi);
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t q = boxhash_bucket(c, H->mask);
+				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
+					uint32_t u = H->entry[e].tri;
+					if (u >= from && !memcmp(H->entry[e].c, c, sizeof c) &&
+					    tribox_overlap(b, &box[u]) &&
+					    boxhash_home(H, b, &box[u], c))
+						sum += fn(u, arg);
+				}
+			}
+	return sum;
+}
 
 #endif

@@ -286,37 +286,31 @@ static size_t edges_to_edges(struct safe *s, const float *x,
 	return found;
 }
 
+/* What measure_triangle's visits need. */
+struct measure {
+	struct safe *s;
+	const float *x;
+	size_t t;
+};
+
+static size_t measure_pair(uint32_t u, void *arg)
+{
+	const struct measure *me = arg;
+	struct safe *s = me->s;
+	const uint32_t *ct = s->tri + 3 * me->t, *cu = s->tri + 3 * (size_t)u;
+	unsigned own = s->own[me->t], ou = s->own[u];
+	return corners_to_triangle(s, me->x, ct, own, cu, &s->hash->box[u]) +
+	       corners_to_triangle(s, me->x, cu, ou, ct, &s->hash->box[me->t]) +
+	       edges_to_edges(s, me->x, ct, own, cu, ou);
+}
+
 /* Every triangle u > t whose box comes within the reach of t's, measured
  * against t. */
 static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 {
-	const struct boxhash *H = &s->hash->H;
-	const struct tribox *box = s->hash->box, *grown = s->hash->grown;
-	const uint32_t *ct = s->tri + 3 * t;
-	unsigned own = s->own[t];
-	int32_t lo[3], hi[3], c[3];
-	boxhash_range(H, &grown[t], lo, hi);
-	size_t found = 0;
-	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-				size_t q = boxhash_bucket(c, H->mask);
-				for (size_t e = H->start[q]; e < H->start[q + 1]; e++) {
-					uint32_t u = H->entry[e].tri;
-					if (u <= t || memcmp(H->entry[e].c, c, sizeof c) ||
-					    !tribox_overlap(&grown[t], &grown[u]) ||
-					    !boxhash_home(H, &grown[t], &grown[u], c))
-						continue;
-					const uint32_t *cu = s->tri + 3 * (size_t)u;
-					unsigned ou = s->own[u];
-					found += corners_to_triangle(s, x, ct, own, cu,
-								     &box[u]) +
-						 corners_to_triangle(s, x, cu, ou, ct,
-								     &box[t]) +
-						 edges_to_edges(s, x, ct, own, cu, ou);
-				}
-			}
-	return found;
+	struct measure me = {s, x, t};
+	return boxhash_visit(&s->hash->H, s->hash->grown, &s->hash->grown[t],
+			     (uint32_t)t + 1, measure_pair, &me);
 }
 
 void safe_update(struct safe *s, const float *x)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxhash.h"
 #include "proximity.h"
 #include "simplify.h"
 
@@ -38,6 +39,14 @@ static size_t mesh_pairs(const struct simple_mesh *m, uint32_t **pairs)
 	return count_all_intersections((const float *)m->pos,
 				       (const uint32_t *)m->tris,
 				       (size_t)m->ntris, pairs);
+}
+
+static size_t mesh_pairs_count(const struct simple_mesh *m)
+{
+	uint32_t *pairs = NULL;
+	size_t n = mesh_pairs(m, &pairs);
+	free(pairs);
+	return n;
 }
 
 size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
@@ -79,17 +88,26 @@ size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
  * vertices at the grid's resolution: no split can move it.  But the
  * strip's triangulation is a choice (zip.c makes it greedily, looking
  * only at the triangles around each corner), so a rung between two
- * strip triangles can be flipped to the quadrilateral's other diagonal;
- * a flip is kept when the two new triangles cross fewer triangles of
- * the mesh than the two old ones did.  The quadrilateral's boundary is
- * unchanged and the new edge is not an edge yet, so the mesh stays an
- * oriented manifold; and each of the four corners that had a triangle
- * across the seam (with a corner of another panel) keeps one. */
+ * strip triangles can be flipped to the quadrilateral's other diagonal.
+ * Flips are kept when the triangles they change cross fewer triangles
+ * of the mesh than before: one flip, or where none does, two in a row
+ * (the second on an edge of the first's new triangles: a fan folded
+ * over a seam's end needs its rungs turned one after the other).  A
+ * quadrilateral's boundary is unchanged and its new edge is not an edge
+ * yet, so the mesh stays an oriented manifold; and each corner that had
+ * a triangle across the seam (with a corner of another panel) keeps
+ * one. */
 
 struct flip_mesh {
 	struct simple_mesh *m;
 	const uint16_t *panel;  /* per grid vertex */
 	int first;              /* the first strip or hole triangle */
+	/* the panels' triangles, which flips leave alone: their boxes in a
+	 * hash, their edges (low vertex << 32 | high) sorted */
+	struct tribox *box;
+	struct boxhash hash;
+	uint64_t *edges;
+	size_t nedges;
 };
 
 /* Whether the closed boxes of triangles c and t overlap. */
@@ -112,20 +130,70 @@ static int boxes_meet(const struct simple_mesh *m, const int c[3],
 	return 1;
 }
 
-/* How many triangles of the mesh, but skip0 and skip1, cross triangle c. */
-static int crossings(const struct simple_mesh *m, const int c[3], int skip0,
-		     int skip1)
+static int cross(const struct simple_mesh *m, const int *c, const int *t)
 {
-	int n = 0;
 	uint32_t cu[3] = {(uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2]};
-	for (int t = 0; t < m->ntris; t++) {
-		if (t == skip0 || t == skip1 || !boxes_meet(m, c, m->tris[t]))
-			continue;
-		uint32_t tu[3] = {(uint32_t)m->tris[t][0], (uint32_t)m->tris[t][1],
-				  (uint32_t)m->tris[t][2]};
-		n += triangles_cross((const float *)m->pos, cu, tu);
+	uint32_t tu[3] = {(uint32_t)t[0], (uint32_t)t[1], (uint32_t)t[2]};
+	return boxes_meet(m, c, t) &&
+	       triangles_cross((const float *)m->pos, cu, tu);
+}
+
+static int in_set(int t, const int *set, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (set[k] == t)
+			return 1;
+	return 0;
+}
+
+static void tri_box(const struct simple_mesh *m, const int *t,
+		    struct tribox *b)
+{
+	for (int k = 0; k < 3; k++) {
+		b->lo[k] = b->hi[k] = m->pos[t[0]][k];
+		for (int c = 1; c < 3; c++) {
+			float v = m->pos[t[c]][k];
+			b->lo[k] = v < b->lo[k] ? v : b->lo[k];
+			b->hi[k] = v > b->hi[k] ? v : b->hi[k];
+		}
 	}
-	return n;
+}
+
+struct crossing_query {
+	const struct simple_mesh *m;
+	const int *c;
+};
+
+static size_t crosses_panel(uint32_t u, void *arg)
+{
+	const struct crossing_query *q = arg;
+	return (size_t)cross(q->m, q->c, q->m->tris[u]);
+}
+
+/* The panels' triangles that cross triangle c (a strip's). */
+static int panel_crossings(const struct flip_mesh *f, const int *c)
+{
+	struct crossing_query q = {f->m, c};
+	struct tribox b;
+	tri_box(f->m, c, &b);
+	return (int)boxhash_visit(&f->hash, f->box, &b, 0, crosses_panel, &q);
+}
+
+/* The intersecting pairs that involve a triangle of set[0..n) (strip
+ * triangles). */
+static int set_crossings(const struct flip_mesh *f, const int *set, int n)
+{
+	const struct simple_mesh *m = f->m;
+	int c = 0;
+	for (int k = 0; k < n; k++) {
+		c += panel_crossings(f, m->tris[set[k]]);
+		for (int t = f->first; t < m->ntris; t++)
+			c += !in_set(t, set, n) && cross(m, m->tris[set[k]],
+							 m->tris[t]);
+		for (int l = k + 1; l < n; l++)
+			c += cross(m, m->tris[set[k]], m->tris[set[l]]);
+	}
+	return c;
 }
 
 /* Whether a triangle's corners are on one line in 3D (a flip must not
@@ -142,14 +210,56 @@ static int flat_corners(const struct simple_mesh *m, const int c[3])
 	       e[0][0] * e[1][1] == e[0][1] * e[1][0];
 }
 
-static int has_edge(const struct simple_mesh *m, int a, int b)
+static uint64_t edge_key(int a, int b)
 {
-	for (int t = 0; t < m->ntris; t++)
+	uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+	return (uint64_t)lo << 32 | hi;
+}
+
+static int key_order(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+static int has_edge(const struct flip_mesh *f, int a, int b)
+{
+	const struct simple_mesh *m = f->m;
+	uint64_t k = edge_key(a, b);
+	if (bsearch(&k, f->edges, f->nedges, sizeof k, key_order))
+		return 1;
+	for (int t = f->first; t < m->ntris; t++)
 		for (int c = 0; c < 3; c++)
-			if ((m->tris[t][c] == a && m->tris[t][(c + 1) % 3] == b) ||
-			    (m->tris[t][c] == b && m->tris[t][(c + 1) % 3] == a))
+			if (edge_key(m->tris[t][c], m->tris[t][(c + 1) % 3]) == k)
 				return 1;
 	return 0;
+}
+
+/* The panels' triangles' boxes in a hash and their edges sorted. */
+static void flip_mesh_init(struct flip_mesh *f, struct simple_mesh *m,
+			   const struct surface *s, int first)
+{
+	memset(f, 0, sizeof *f);
+	f->m = m;
+	f->panel = s->panel;
+	f->first = first;
+	f->box = xmalloc_array((size_t)first + 1, sizeof *f->box);
+	for (int t = 0; t < first; t++)
+		tri_box(m, m->tris[t], &f->box[t]);
+	boxhash_build(&f->hash, f->box, (size_t)first);
+	f->edges = xmalloc_array(3 * (size_t)first + 1, sizeof *f->edges);
+	for (int t = 0; t < first; t++)
+		for (int c = 0; c < 3; c++)
+			f->edges[f->nedges++] = edge_key(m->tris[t][c],
+							 m->tris[t][(c + 1) % 3]);
+	qsort(f->edges, f->nedges, sizeof *f->edges, key_order);
+}
+
+static void flip_mesh_free(struct flip_mesh *f)
+{
+	boxhash_free(&f->hash);
+	free(f->box);
+	free(f->edges);
 }
 
 /* Whether vertex v has a strip triangle with a corner of another panel. */
@@ -181,42 +291,111 @@ static int strip_across(const struct flip_mesh *f, int t, int c, int *opp)
 	return -1;
 }
 
-/* Tries the flips of strip triangle t's edges; keeps the first that
- * lowers the crossings.  Returns 1 when it flipped. */
-static int flip_strip_triangle(struct flip_mesh *f, int t)
+/* A flip and what it replaced, to undo it. */
+struct flip {
+	int t, u;
+	int old_t[3], old_u[3];
+};
+
+/* Flips edge c of strip triangle t when the other diagonal makes two
+ * triangles with area and is not an edge yet; returns 0 when it can't. */
+static int flip_do(struct flip_mesh *f, int t, int c, struct flip *fl)
 {
 	struct simple_mesh *m = f->m;
+	int d, u = strip_across(f, t, c, &d);
+	if (u < 0)
+		return 0;
+	/* t = (b, e, a) from corner c: a b d e is the quadrilateral,
+	 * counter-clockwise; its other diagonal is a d */
+	int b = m->tris[t][c], e = m->tris[t][(c + 1) % 3],
+	    a = m->tris[t][(c + 2) % 3];
+	int n1[3] = {a, b, d}, n2[3] = {a, d, e};
+	if (a == d || flat_corners(m, n1) || flat_corners(m, n2) ||
+	    has_edge(f, a, d))
+		return 0;
+	fl->t = t;
+	fl->u = u;
+	memcpy(fl->old_t, m->tris[t], sizeof fl->old_t);
+	memcpy(fl->old_u, m->tris[u], sizeof fl->old_u);
+	memcpy(m->tris[t], n1, sizeof n1);
+	memcpy(m->tris[u], n2, sizeof n2);
+	return 1;
+}
+
+static void flip_undo(struct flip_mesh *f, const struct flip *fl)
+{
+	memcpy(f->m->tris[fl->t], fl->old_t, sizeof fl->old_t);
+	memcpy(f->m->tris[fl->u], fl->old_u, sizeof fl->old_u);
+}
+
+/* The corners of the triangles of set[0..n) that are joined across
+ * their seam, a bit each (at most 9 corners). */
+static unsigned joined_corners(const struct flip_mesh *f, const int *set,
+			       int n, int corner[9])
+{
+	unsigned bits = 0;
+	int nc = 0;
+	for (int k = 0; k < n; k++)
+		for (int c = 0; c < 3; c++)
+			corner[nc++] = f->m->tris[set[k]][c];
+	for (int k = 0; k < nc; k++)
+		bits |= (unsigned)joined(f, corner[k]) << k;
+	return bits;
+}
+
+/* Whether every corner in corner[0..9) joined before (bits) still is. */
+static int still_joined(const struct flip_mesh *f, const int corner[9],
+			unsigned bits, int n)
+{
+	for (int k = 0; k < 3 * n; k++)
+		if ((bits >> k & 1) && !joined(f, corner[k]))
+			return 0;
+	return 1;
+}
+
+/* The flips of one edge of t, or of one edge of t and then one of the
+ * new triangles' edges (depth 2), that lower the crossings of the
+ * triangles they change and keep every corner joined; the first found
+ * is kept.  Returns how many flips it made. */
+static int mend(struct flip_mesh *f, int t, int depth)
+{
 	for (int c = 0; c < 3; c++) {
-		int d, u = strip_across(f, t, c, &d);
-		if (u < 0)
+		struct flip f1;
+		int set[3], corner[9];
+		if (!flip_do(f, t, c, &f1))
 			continue;
-		/* t = (b, e, a) from corner c: a b e d is the quadrilateral,
-		 * counter-clockwise; its other diagonal is a d */
-		int b = m->tris[t][c], e = m->tris[t][(c + 1) % 3],
-		    a = m->tris[t][(c + 2) % 3];
-		int n1[3] = {a, b, d}, n2[3] = {a, d, e};
-		if (a == d || flat_corners(m, n1) || flat_corners(m, n2) ||
-		    has_edge(m, a, d))
-			continue;
-		int before = crossings(m, m->tris[t], u, u) +
-			     crossings(m, m->tris[u], t, t);
-		int after = crossings(m, n1, t, u) + crossings(m, n2, t, u);
-		if (after >= before)
-			continue;
-		int quad[4] = {a, b, d, e}, was[4], old_t[3], old_u[3];
-		for (int k = 0; k < 4; k++)
-			was[k] = joined(f, quad[k]);
-		memcpy(old_t, m->tris[t], sizeof old_t);
-		memcpy(old_u, m->tris[u], sizeof old_u);
-		memcpy(m->tris[t], n1, sizeof n1);
-		memcpy(m->tris[u], n2, sizeof n2);
-		int keeps = 1;
-		for (int k = 0; k < 4; k++)
-			keeps &= !was[k] || joined(f, quad[k]);
-		if (keeps)
+		set[0] = f1.t;
+		set[1] = f1.u;
+		/* the crossings before, on the old triangles */
+		flip_undo(f, &f1);
+		int before = set_crossings(f, set, 2);
+		unsigned bits = joined_corners(f, set, 2, corner);
+		flip_do(f, t, c, &f1);
+		if (set_crossings(f, set, 2) < before &&
+		    still_joined(f, corner, bits, 2))
 			return 1;
-		memcpy(m->tris[t], old_t, sizeof old_t);
-		memcpy(m->tris[u], old_u, sizeof old_u);
+		for (int k = 0; depth > 1 && k < 6; k++) {
+			struct flip f2;
+			int t2 = k < 3 ? f1.t : f1.u;
+			if (!flip_do(f, t2, k % 3, &f2))
+				continue;
+			if (f2.u == f1.t || f2.u == f1.u) {
+				flip_undo(f, &f2);
+				continue;
+			}
+			set[2] = f2.u;
+			flip_undo(f, &f2);
+			flip_undo(f, &f1);
+			int before3 = set_crossings(f, set, 3);
+			unsigned bits3 = joined_corners(f, set, 3, corner);
+			flip_do(f, t, c, &f1);
+			flip_do(f, t2, k % 3, &f2);
+			if (set_crossings(f, set, 3) < before3 &&
+			    still_joined(f, corner, bits3, 3))
+				return 2;
+			flip_undo(f, &f2);
+		}
+		flip_undo(f, &f1);
 	}
 	return 0;
 }
@@ -224,22 +403,26 @@ static int flip_strip_triangle(struct flip_mesh *f, int t)
 size_t mesh_flip_strips(struct simple_mesh *m, const struct surface *s,
 			int first, int *flips)
 {
-	struct flip_mesh f = {m, s->panel, first};
+	struct flip_mesh f;
+	size_t n = 0;
 	*flips = 0;
-	for (int round = 0; round < 8 && s->panel; round++) {
+	if (!s->panel)
+		return mesh_pairs_count(m);
+	flip_mesh_init(&f, m, s, first);
+	for (int round = 0; round < 8; round++) {
 		uint32_t *pairs = NULL;
-		size_t n = mesh_pairs(m, &pairs);
+		n = mesh_pairs(m, &pairs);
 		int flipped = 0;
-		for (size_t k = 0; k < 2 * n; k++)
-			if ((int)pairs[k] >= first)
-				flipped += flip_strip_triangle(&f, (int)pairs[k]);
+		for (int depth = 1; depth <= 2 && !flipped; depth++)
+			for (size_t k = 0; k < 2 * n; k++)
+				if ((int)pairs[k] >= first)
+					flipped += mend(&f, (int)pairs[k], depth);
 		free(pairs);
 		*flips += flipped;
 		if (!flipped || n == 0)
-			return n;
+			break;
+		n = (size_t)-1;
 	}
-	uint32_t *pairs = NULL;
-	size_t n = mesh_pairs(m, &pairs);
-	free(pairs);
-	return n;
+	flip_mesh_free(&f);
+	return n == (size_t)-1 ? mesh_pairs_count(m) : n;
 }
