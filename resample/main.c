@@ -17,7 +17,8 @@
 static const char usage_text[] =
 "usage: pleat-resample [-s cells | --cell metres] [-o file] [-q] [-v]\n"
 "                      [--uv-scale scale] [-g cells] [--ghost-angle degrees]\n"
-"                      [--ghost-all] [--smooth] [--weld mm] [--progress]\n"
+"                      [--ghost-all] [--smooth | --flat] [--weld mm]\n"
+"                      [--progress]\n"
 "                      [file ...]\n"
 "\n"
 "Lay a regular grid over the sewing pattern (the texture coordinates) of\n"
@@ -38,8 +39,10 @@ static const char usage_text[] =
 "      --weld MM        sew boundary edges of different panels whose ends\n"
 "                       lie within MM millimetres of each other in 3D\n"
 "      --smooth         the rest surface is Phong tessellation of the\n"
-"                       coarse triangles, flat at sharp folds (default:\n"
-"                       the triangles themselves)\n"
+"                       coarse triangles, flat at sharp folds (the\n"
+"                       default)\n"
+"      --flat           the rest surface is the coarse triangles\n"
+"                       themselves\n"
 "      --progress       report progress on standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -72,6 +75,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"ghost-angle", required_argument, NULL, OPT_GHOST_ANGLE},
 		{"ghost-all", no_argument, NULL, 'G'},
 		{"smooth", no_argument, NULL, 'S'},
+		{"flat", no_argument, NULL, 'F'},
 		{"weld", required_argument, NULL, 'W'},
 		{"progress", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
@@ -82,6 +86,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof *o);
 	o->r.size = 1024;
 	o->r.uv_scale = 1;
+	o->r.smooth = 1;
 	o->output = "-";
 	o->progress = -1;
 	opterr = 0;
@@ -101,6 +106,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_GHOST_ANGLE: o->r.ghost_angle = parse_double("--ghost-angle", optarg, -180, 180) * 3.14159265358979323846 / 180; break;
 		case 'G': o->r.ghost_all = 1; break;
 		case 'S': o->r.smooth = 1; break;
+		case 'F': o->r.smooth = 0; break;
 		case 'W': o->weld = 1e-3 * parse_double("--weld", optarg, 0, 1e6); o->welding = 1; break;
 		case 'P': o->progress = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);

@@ -194,7 +194,7 @@ garments() {
 # 3.8 inside), Phong tessellation with the paper's shape factor of 3/4
 # everywhere 4.8 across against 1.4 inside, and even 1/2 everywhere (the
 # factor of a gentle bend, a little short of this one) 1.29 against 0.90.
-@test "--smooth: a tube of 16 flat strips, solved briefly, bends no more across the coarse edges than inside the triangles; flat, far more" {
+@test "the smooth rest surface (the default): a tube of 16 flat strips, solved briefly, bends no more across the coarse edges than inside the triangles; --flat, far more" {
 	"$T" tube 16 > "$W/tube.obj"
 	ratio() {
 		pleat-resample -q -s 512 "$@" "$W/tube.obj" | pleat-solve -q -n 16 > "$W/t.grid"
@@ -203,18 +203,22 @@ garments() {
 		awk -v i="$(field inside "$out")" -v a="$(field across "$out")" \
 			'BEGIN { if (i > 0.5) print a / i }'
 	}
-	smooth=$(ratio --smooth)
-	flat=$(ratio)
+	smooth=$(ratio)
+	flat=$(ratio --flat)
 	numeric 's <= 1.1 && f > 2' s="$smooth" f="$flat"
+	[ "$(ratio --smooth)" = "$smooth" ]
 	# the header names the surface; the flat one has no key
-	pleat-resample -q -s 64 --smooth "$W/tube.obj" | pleat-grid info | grep -qx '  key rest-surface phong2'
-	[ -z "$(pleat-resample -q -s 64 "$W/tube.obj" | pleat-grid info | grep 'rest-surface')" ]
+	pleat-resample -q -s 64 "$W/tube.obj" | pleat-grid info | grep -qx '  key rest-surface phong2'
+	[ -z "$(pleat-resample -q -s 64 --flat "$W/tube.obj" | pleat-grid info | grep 'rest-surface')" ]
+	# the last of --smooth and --flat counts
+	[ -z "$(pleat-resample -q -s 64 --smooth --flat "$W/tube.obj" | pleat-grid info | grep 'rest-surface')" ]
+	pleat-resample -q -s 64 --flat --smooth "$W/tube.obj" | pleat-grid info | grep -qx '  key rest-surface phong2'
 }
 
-@test "--smooth passes through the coarse vertices; an open boundary across a bend keeps part of its crease" {
+@test "the smooth rest surface passes through the coarse vertices; an open boundary across a bend keeps part of its crease" {
 	"$T" cylinder 8 > "$W/cyl.obj"
-	pleat-resample -s 128 "$W/cyl.obj" > "$W/flat.grid"
-	pleat-resample -s 128 --smooth "$W/cyl.obj" > "$W/smooth.grid"
+	pleat-resample -s 128 --flat "$W/cyl.obj" > "$W/flat.grid"
+	pleat-resample -s 128 "$W/cyl.obj" > "$W/smooth.grid"
 	flat=$("$T" facets "$W/flat.grid")
 	smooth=$("$T" facets "$W/smooth.grid")
 	echo "flat: $flat"; echo "smooth: $smooth"
@@ -260,13 +264,13 @@ garments() {
 # by which the strip's plane turns from the surface's at its edge.
 @test "the ghost band continues the smooth rest surface past a seam" {
 	"$T" tube 16 > "$W/tube.obj"
-	pleat-resample -q -s 512 -g 2 --smooth "$W/tube.obj" > "$W/g.grid"
+	pleat-resample -q -s 512 -g 2 "$W/tube.obj" > "$W/g.grid"
 	pleat-grid info "$W/g.grid" | grep -q 'ghost [1-9]'
 	out=$("$T" facets "$W/g.grid")
 	echo "$out"
 	numeric 'g <= 1.1 * i && i > 0.5' g="$(field ghost "$out")" i="$(field inside "$out")"
 	# flat: the band continues each strip's plane exactly
-	pleat-resample -q -s 512 -g 2 "$W/tube.obj" > "$W/f.grid"
+	pleat-resample -q -s 512 -g 2 --flat "$W/tube.obj" > "$W/f.grid"
 	out=$("$T" facets "$W/f.grid")
 	echo "flat: $out"
 	numeric 'g < 0.01' g="$(field ghost "$out")"
