@@ -71,6 +71,23 @@ pairs() {
 # the tight folds the solve makes near seams and panel edges leave such
 # pairs with or without --self.  test_self far counts the pairs that are
 # the repulsion's to prevent: those with no neighbouring corners.
+# collide_ring_for: where two cells are less than 1.5 R apart (R = 0.4 mm
+# at the default scale), grid neighbours two cells apart are already
+# within reach of each other on flat cloth, so the repulsion leaves the
+# 5 x 5 square alone; with the 3 x 3 square there (0.15 mm cells, a pair
+# two cells apart at 0.3 mm < R) a flat sheet is pushed apart by its own
+# neighbours and the bytes differ.
+@test "--self on flat cloth with cells finer than R: the same bytes as without (grid neighbours two cells apart left alone)" {
+	printf 'v 0 0 0\nv 0.02 0 0\nv 0.02 0.02 0\nv 0 0.02 0\nvt 0 0\nvt 0.02 0\nvt 0.02 0.02\nvt 0 0.02\nf 1/1 2/2 3/3 4/4\n' > "$W/sq.obj"
+	local cell
+	for cell in 0.00015 0.0003; do
+		pleat-resample -q --cell "$cell" "$W/sq.obj" > "$W/sq.grid"
+		pleat-solve -q -n 8 --gravity 0,0,-9.81 --pin 0,0.02 -o "$W/a.grid" "$W/sq.grid"
+		pleat-solve -q -n 8 --self --gravity 0,0,-9.81 --pin 0,0.02 -o "$W/b.grid" "$W/sq.grid"
+		cmp "$W/a.grid" "$W/b.grid"
+	done
+}
+
 @test "the draped dress: no far intersections with --self, hundreds without" {
 	need_shared
 	pleat-resample -s 1024 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
