@@ -80,7 +80,19 @@ double closest_on_triangle(const double *p, const double *t, double *out)
 	double v = vb / sum, w = vc / sum;
 	for (int k = 0; k < 3; k++)
 		out[k] = a[k] + ab[k] * v + ac[k] * w;
-	return dist2(p, out);
+	double d = dist2(p, out);
+	/* sum is the squared area times 4 (|ab x ac|^2); on a sliver, whose
+	 * sum is tiny beside |ab|^2 |ac|^2, v and w are quotients of
+	 * cancelling products and the face point can be off the triangle:
+	 * the edges, exact there, bound the distance from above */
+	if (sum < 1e-6 * dot3(ab, ab) * dot3(ac, ac)) {
+		double q[3], e = nearest_edge(p, t, q);
+		if (e < d) {
+			memcpy(out, q, sizeof q);
+			d = e;
+		}
+	}
+	return d;
 }
 
 

@@ -111,6 +111,11 @@ pairs() {
 	run "$PLEAT_TESTBIN/test_self" segments 40
 	echo "# segments_distance2 against sampling: $output" >&3
 	[ "$status" -eq 0 ]
+	# on needle-thin triangles the face's arithmetic alone was up to 2
+	# (of coordinates in [-1, 1]) too far
+	run "$PLEAT_TESTBIN/test_self" slivers 30000
+	echo "# closest_on_triangle on slivers, beyond the nearest edge: $output" >&3
+	[ "$status" -eq 0 ]
 	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
 	"$PLEAT_TESTBIN/test_solve" compress "$W/fold.grid" "$W/in.grid" 0.9 1e-5
 	"$PLEAT_TESTBIN/test_collide" sheet fold 1 0.001 "$W/crumple.grid"

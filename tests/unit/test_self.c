@@ -19,6 +19,8 @@
  *        pairs P bounded B wrong W" (B: bounds below gamma times the
  *        reach) and exits 1 when W > 0.
  *
+ *   test_self slivers N    closest_on_triangle on N needle-thin
+ *        triangles: never farther than the nearest edge
  *   test_self segments N   segments_distance2 on N random pairs of
  *        segments (parallel, crossing and degenerate ones among them)
  *        against the smallest distance over a 2001 x 2001 sampling of
@@ -325,6 +327,43 @@ static int segments(long count)
 	return above > 1e-12 || below > 1e-4;
 }
 
+/* ---- slivers ------------------------------------------------------------- */
+
+/* closest_on_triangle on needle-thin triangles (the third corner within
+ * 1e-2 to 1e-16 of the line through the other two) and points near them:
+ * never farther than the nearest edge (a point of the triangle too). */
+static int slivers(long count)
+{
+	uint64_t st = 0x51171e55ULL;
+	double worst = 0;
+	long above = 0;
+	for (long c = 0; c < count; c++) {
+		double t[9], p[3], q[3];
+		double off = pow(10, -(double)(2 + c % 15));
+		for (int k = 0; k < 6; k++)
+			t[k] = 2 * urand_xorshift(&st) - 1;
+		double along = 0.5 + 0.5 * urand_xorshift(&st);
+		for (int k = 0; k < 3; k++) {
+			t[6 + k] = t[k] + along * (t[3 + k] - t[k]) +
+				   off * (2 * urand_xorshift(&st) - 1);
+			p[k] = t[k] + 0.4 * (t[3 + k] - t[k]) +
+			       1e-3 * (2 * urand_xorshift(&st) - 1);
+		}
+		double d = sqrt(closest_on_triangle(p, t, q)), e = INFINITY;
+		for (int k = 0; k < 3; k++) {
+			double x = closest_on_segment(p, t + 3 * k,
+						      t + 3 * ((k + 1) % 3), q);
+			e = x < e ? x : e;
+		}
+		e = sqrt(e);
+		if (d - e > worst)
+			worst = d - e;
+		above += d - e > 1e-9;
+	}
+	printf("above %ld worst %.3g\n", above, worst);
+	return above > 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "far") == 0)
@@ -333,8 +372,11 @@ int main(int argc, char **argv)
 		return safe_check(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "segments") == 0)
 		return segments(atol(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "slivers") == 0)
+		return slivers(atol(argv[2]));
 	fprintf(stderr, "usage: test_self far GRID\n"
 		"       test_self safe GRID\n"
-		"       test_self segments N\n");
+		"       test_self segments N\n"
+		"       test_self slivers N\n");
 	return 2;
 }
