@@ -20,7 +20,6 @@
 #include "outfile.h"
 #include "output.h"
 #include "progress.h"
-#include "proximity.h"
 #include "simplify.h"
 
 static const char usage_text[] =
@@ -310,19 +309,19 @@ static void build_mesh(const struct options *o, const struct where *w,
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
 }
 
-/* Mesh m (built over q and s, with its seams closed when close_seams)
- * refined where it intersects itself, unless allowed; returns how many
+/* Mesh m (built over q and s) refined where it intersects itself, and
+ * with flip its strip's rungs flipped, unless allowed; returns how many
  * times it was built again, the pairs left in zs. */
 static int untangle(const struct options *o, const struct where *w,
 		    struct simple_mesh *m, struct qtree *q,
-		    const struct surface *s, int close_seams,
-		    struct zip_stats *zs)
+		    const struct surface *s, int flip, struct zip_stats *zs)
 {
 	struct error e;
 	int rounds = 0;
 	if (!o->untangle)
 		return 0;
-	size_t left = mesh_untangle(m, q, s, close_seams, zs, &rounds, &e);
+	size_t left = mesh_untangle(m, q, s, o->close_seams, flip, zs, &rounds,
+				    &e);
 	if (left == (size_t)-1)
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
 	zs->pairs_left = (long)left;
@@ -388,7 +387,7 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 		passes++;
 	t3 = now_seconds();
 	build_mesh(o, w, &st->held, &q, &s, &zs);
-	untangle(o, w, &st->held, &q, &s, o->close_seams, &zs);
+	untangle(o, w, &st->held, &q, &s, 1, &zs);
 	progress("%s: grid %d: surface %.3f s, refinement %.3f s, balance "
 		 "and checks %.3f s (%d passes), mesh %.3f s", w->name, w->grid,
 		 t1 - t0, t2 - t1, t3 - t2, passes, now_seconds() - t3);
@@ -466,7 +465,8 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 }
 
 /* The tree checked against one frame: the tolerance, then (with the
- * frame's own strips) the intersections. */
+ * frame's own strips) the intersections.  No flips: the mesh is not
+ * kept, and the written one has the first frame's strip (write_frame). */
 static void check_frame(struct grid *g, const struct where *w, void *arg)
 {
 	struct sequence *sq = arg;
@@ -479,8 +479,7 @@ static void check_frame(struct grid *g, const struct where *w, void *arg)
 		struct simple_mesh m;
 		struct zip_stats zs;
 		build_mesh(sq->o, w, &m, &sq->tree, &s, &zs);
-		if (untangle(sq->o, w, &m, &sq->tree, &s, sq->o->close_seams,
-			     &zs) > 0)
+		if (untangle(sq->o, w, &m, &sq->tree, &s, 0, &zs) > 0)
 			sq->changed = 1;
 		mesh_free(&m);
 	}
@@ -493,13 +492,14 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	const struct options *o = sq->o;
 	struct surface s;
 	surface_of(&s, g, w, o);
+	long pairs = -1;
 	if (w->k == 0) {
 		build_mesh(o, w, &sq->mesh, &sq->tree, &s, &sq->zip);
 		/* the strip is the first frame's, and so are its flips */
 		if (o->untangle && o->close_seams)
-			mesh_flip_strips(&sq->mesh, &s, sq->mesh.ntris -
-					 sq->zip.strip - sq->zip.holes,
-					 &sq->zip.flips);
+			pairs = (long)mesh_flip_strips(&sq->mesh, &s,
+				sq->mesh.ntris - sq->zip.strip - sq->zip.holes,
+				&sq->zip.flips);
 		if (o->pc2)
 			pc2_header(sq->pc2.f, sq->mesh.nverts, (float)o->start_frame,
 				   1.0f, sq->nframes);
@@ -508,13 +508,10 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	}
 	if (o->untangle) {
 		/* the first frame's strips: the pairs the frame really has */
-		uint32_t *pairs = NULL;
-		long n = (long)count_all_intersections(
-			(const float *)sq->mesh.pos, (const uint32_t *)sq->mesh.tris,
-			(size_t)sq->mesh.ntris, &pairs);
-		free(pairs);
-		if (n > sq->zip.pairs_left)
-			sq->zip.pairs_left = n;
+		if (pairs < 0)
+			pairs = (long)mesh_intersections(&sq->mesh);
+		if (pairs > sq->zip.pairs_left)
+			sq->zip.pairs_left = pairs;
 	}
 	if (o->pc2)
 		pc2_sample(sq->pc2.f, (const float (*)[3])sq->mesh.pos,

@@ -162,6 +162,10 @@ int mesh_build(struct simple_mesh *m, const struct qtree *q,
 	       const struct surface *s, struct error *e);
 /* Positions and normals from another frame of the same layout. */
 void mesh_update(struct simple_mesh *m, const struct surface *s);
+/* Whether corners a, b, c of positions x are on one line in 3D: the
+ * cross product of two edges, in double from floats, is exact enough to
+ * be zero only then (but for products below double's range). */
+int corners_collinear(const float (*x)[3], int a, int b, int c);
 void mesh_free(struct simple_mesh *m);
 
 /* ---- the seams ------------------------------------------------------- */
@@ -188,12 +192,15 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
  * Mesh m, built over tree q and surface s (with its seams closed when
  * close_seams; zs then its strip's figures), refined where its triangles
  * intersect (see untangle.c) and built again, until it has no
- * intersecting pair or no leaf that holds one can be split.  Returns the
- * pairs left, or (size_t)-1 with e set when a build fails; *rounds: how
- * many times it was built again. */
+ * intersecting pair or no leaf that holds one can be split; then, with
+ * flip and closed seams, the strip's rungs flipped as mesh_flip_strips
+ * does.  Returns the pairs left, or (size_t)-1 with e set when a build
+ * fails; *rounds: how many times it was built again. */
 size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
-		     const struct surface *s, int close_seams,
+		     const struct surface *s, int close_seams, int flip,
 		     struct zip_stats *zs, int *rounds, struct error *e);
+/* The intersecting triangle pairs of m, as pleat-collide counts them. */
+size_t mesh_intersections(const struct simple_mesh *m);
 /* The rungs of the seams' strips (triangles first .. m->ntris - 1 of
  * mesh m over surface s) flipped where that makes fewer intersecting
  * pairs; *flips: how many.  Returns the pairs left. */

@@ -41,7 +41,7 @@ static size_t mesh_pairs(const struct simple_mesh *m, uint32_t **pairs)
 				       (size_t)m->ntris, pairs);
 }
 
-static size_t mesh_pairs_count(const struct simple_mesh *m)
+size_t mesh_intersections(const struct simple_mesh *m)
 {
 	uint32_t *pairs = NULL;
 	size_t n = mesh_pairs(m, &pairs);
@@ -49,8 +49,11 @@ static size_t mesh_pairs_count(const struct simple_mesh *m)
 	return n;
 }
 
+static size_t flip_strips(struct simple_mesh *m, const struct surface *s,
+			  int first, uint32_t *pairs, size_t n, int *flips);
+
 size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
-		     const struct surface *s, int close_seams,
+		     const struct surface *s, int close_seams, int flip,
 		     struct zip_stats *zs, int *rounds, struct error *e)
 {
 	*rounds = 0;
@@ -62,12 +65,13 @@ size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
 			return 0;
 		}
 		uint32_t *corners = pair_corners(m, pairs, n, &nv);
-		free(pairs);
 		size_t split = qtree_split_at(q, corners, nv, s->w);
 		free(corners);
-		if (split == 0 && close_seams && zs)
-			return mesh_flip_strips(m, s, m->ntris - zs->strip -
-						zs->holes, &zs->flips);
+		if (split == 0 && flip && close_seams)
+			/* the pairs just counted are the flips' first round's */
+			return flip_strips(m, s, m->ntris - zs->strip - zs->holes,
+					   pairs, n, &zs->flips);
+		free(pairs);
 		if (split == 0)
 			return n;
 		while (qtree_settle(q, s) > 0)
@@ -110,42 +114,6 @@ struct flip_mesh {
 	size_t nedges;
 };
 
-/* Whether the closed boxes of triangles c and t overlap. */
-static int boxes_meet(const struct simple_mesh *m, const int c[3],
-		      const int t[3])
-{
-	for (int k = 0; k < 3; k++) {
-		float clo = m->pos[c[0]][k], chi = clo, tlo = m->pos[t[0]][k],
-		      thi = tlo;
-		for (int r = 1; r < 3; r++) {
-			float a = m->pos[c[r]][k], b = m->pos[t[r]][k];
-			clo = a < clo ? a : clo;
-			chi = a > chi ? a : chi;
-			tlo = b < tlo ? b : tlo;
-			thi = b > thi ? b : thi;
-		}
-		if (chi < tlo || thi < clo)
-			return 0;
-	}
-	return 1;
-}
-
-static int cross(const struct simple_mesh *m, const int *c, const int *t)
-{
-	uint32_t cu[3] = {(uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2]};
-	uint32_t tu[3] = {(uint32_t)t[0], (uint32_t)t[1], (uint32_t)t[2]};
-	return boxes_meet(m, c, t) &&
-	       triangles_cross((const float *)m->pos, cu, tu);
-}
-
-static int in_set(int t, const int *set, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (set[k] == t)
-			return 1;
-	return 0;
-}
-
 static void tri_box(const struct simple_mesh *m, const int *t,
 		    struct tribox *b)
 {
@@ -157,6 +125,27 @@ static void tri_box(const struct simple_mesh *m, const int *t,
 			b->hi[k] = v > b->hi[k] ? v : b->hi[k];
 		}
 	}
+}
+
+/* Whether triangles c and t (corner indices) intersect, as the count
+ * says; the boxes first. */
+static int cross(const struct simple_mesh *m, const int *c, const int *t)
+{
+	struct tribox bc, bt;
+	tri_box(m, c, &bc);
+	tri_box(m, t, &bt);
+	uint32_t cu[3] = {(uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2]};
+	uint32_t tu[3] = {(uint32_t)t[0], (uint32_t)t[1], (uint32_t)t[2]};
+	return tribox_overlap(&bc, &bt) &&
+	       triangles_cross((const float *)m->pos, cu, tu);
+}
+
+static int in_set(int t, const int *set, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (set[k] == t)
+			return 1;
+	return 0;
 }
 
 struct crossing_query {
@@ -194,20 +183,6 @@ static int set_crossings(const struct flip_mesh *f, const int *set, int n)
 			c += cross(m, m->tris[set[k]], m->tris[set[l]]);
 	}
 	return c;
-}
-
-/* Whether a triangle's corners are on one line in 3D (a flip must not
- * make one without area). */
-static int flat_corners(const struct simple_mesh *m, const int c[3])
-{
-	double e[2][3];
-	for (int k = 0; k < 3; k++) {
-		e[0][k] = (double)m->pos[c[1]][k] - m->pos[c[0]][k];
-		e[1][k] = (double)m->pos[c[2]][k] - m->pos[c[0]][k];
-	}
-	return e[0][1] * e[1][2] == e[0][2] * e[1][1] &&
-	       e[0][2] * e[1][0] == e[0][0] * e[1][2] &&
-	       e[0][0] * e[1][1] == e[0][1] * e[1][0];
 }
 
 static uint64_t edge_key(int a, int b)
@@ -310,8 +285,9 @@ static int flip_do(struct flip_mesh *f, int t, int c, struct flip *fl)
 	int b = m->tris[t][c], e = m->tris[t][(c + 1) % 3],
 	    a = m->tris[t][(c + 2) % 3];
 	int n1[3] = {a, b, d}, n2[3] = {a, d, e};
-	if (a == d || flat_corners(m, n1) || flat_corners(m, n2) ||
-	    has_edge(f, a, d))
+	/* a flip must not make a triangle without area */
+	if (a == d || corners_collinear(m->pos, a, b, d) ||
+	    corners_collinear(m->pos, a, d, e) || has_edge(f, a, d))
 		return 0;
 	fl->t = t;
 	fl->u = u;
@@ -400,18 +376,20 @@ static int mend(struct flip_mesh *f, int t, int depth)
 	return 0;
 }
 
-size_t mesh_flip_strips(struct simple_mesh *m, const struct surface *s,
-			int first, int *flips)
+/* The flips, rounds of them until one flips nothing: the first round
+ * on pairs[0 .. 2n) (taken over and freed), each later one on a new
+ * count.  Returns the pairs left. */
+static size_t flip_strips(struct simple_mesh *m, const struct surface *s,
+			  int first, uint32_t *pairs, size_t n, int *flips)
 {
 	struct flip_mesh f;
-	size_t n = 0;
 	*flips = 0;
-	if (!s->panel)
-		return mesh_pairs_count(m);
+	if (!s->panel || n == 0) {
+		free(pairs);
+		return n;
+	}
 	flip_mesh_init(&f, m, s, first);
-	for (int round = 0; round < 8; round++) {
-		uint32_t *pairs = NULL;
-		n = mesh_pairs(m, &pairs);
+	for (int round = 0;; round++) {
 		int flipped = 0;
 		for (int depth = 1; depth <= 2 && !flipped; depth++)
 			for (size_t k = 0; k < 2 * n; k++)
@@ -419,10 +397,22 @@ size_t mesh_flip_strips(struct simple_mesh *m, const struct surface *s,
 					flipped += mend(&f, (int)pairs[k], depth);
 		free(pairs);
 		*flips += flipped;
-		if (!flipped || n == 0)
+		if (!flipped)
 			break;
-		n = (size_t)-1;
+		n = mesh_pairs(m, &pairs);
+		if (n == 0 || round == 7) {
+			free(pairs);
+			break;
+		}
 	}
 	flip_mesh_free(&f);
-	return n == (size_t)-1 ? mesh_pairs_count(m) : n;
+	return n;
+}
+
+size_t mesh_flip_strips(struct simple_mesh *m, const struct surface *s,
+			int first, int *flips)
+{
+	uint32_t *pairs = NULL;
+	size_t n = mesh_pairs(m, &pairs);
+	return flip_strips(m, s, first, pairs, n, flips);
 }

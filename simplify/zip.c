@@ -489,27 +489,12 @@ static const int *zip_tri(const struct zipper *z, uint32_t t)
 	       z->out->t[t - (uint32_t)z->panels->n];
 }
 
-/* Whether the corners of triangle a b c are on one line (the cross
- * product of two edges, in double from floats, is exact enough to be
- * zero only then, but for products below double's range). */
-static int collinear(const struct zipper *z, int a, int b, int c)
-{
-	double e[2][3];
-	for (int k = 0; k < 3; k++) {
-		e[0][k] = (double)z->x[b][k] - z->x[a][k];
-		e[1][k] = (double)z->x[c][k] - z->x[a][k];
-	}
-	return e[0][1] * e[1][2] == e[0][2] * e[1][1] &&
-	       e[0][2] * e[1][0] == e[0][0] * e[1][2] &&
-	       e[0][0] * e[1][1] == e[0][1] * e[1][0];
-}
-
 /* Whether triangle a b c would cross a triangle around its corners, or
  * has no area. */
 static int crossing(const struct zipper *z, int a, int b, int c)
 {
 	uint32_t t[3] = {(uint32_t)a, (uint32_t)b, (uint32_t)c};
-	if (collinear(z, a, b, c))
+	if (corners_collinear(z->x, a, b, c))
 		return 1;
 	for (int k = 0; k < 3; k++)
 		for (int r = 0; r < z->naround[t[k]]; r++) {
