@@ -210,15 +210,9 @@ static size_t corners_to_triangle(struct safe *s, const float *x,
 		load(x, t[c], p);
 		if (!point_within(p, ub, s->reach) || touches(s, t[c], u))
 			continue;
+		/* (on a nearly flat triangle, the edges' distance: see
+		 * closest_on_triangle) */
 		double d2 = closest_on_triangle(p, tri, q);
-		/* on a nearly degenerate triangle the face's arithmetic can
-		 * overestimate; the edges cannot (and bound the face
-		 * distance from above, so this is still the distance) */
-		for (int k = 0; k < 3; k++) {
-			double e2 = closest_on_segment(p, tri + 3 * k,
-						       tri + 3 * ((k + 1) % 3), q);
-			d2 = e2 < d2 ? e2 : d2;
-		}
 		if (!(d2 < r2))
 			continue;
 		double d = sqrt(d2);
