@@ -54,3 +54,33 @@ int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
 	}
 	return used;
 }
+
+/* The cloth vertex that seam vertex v's partner point lies on, or
+ * SIZE_MAX (see seam_twin). */
+static size_t partner_vertex(const struct grid *g, const uint8_t *mask,
+			     const float *seam, size_t v)
+{
+	const float *q = seam + 3 * v;
+	if ((mask[v] & (MASK_SEAM | MASK_INSIDE | MASK_GHOST)) !=
+	    (MASK_SEAM | MASK_INSIDE) ||
+	    !(q[2] >= 0 && q[2] <= SEAM_TWIN_LENGTH * g->cell))
+		return SIZE_MAX;
+	double gx = (q[0] - g->origin[0]) / g->cell;
+	double gy = (q[1] - g->origin[1]) / g->cell;
+	if (!(gx > -0.5 && gy > -0.5 && gx < g->width - 0.5 &&
+	      gy < g->height - 0.5))
+		return SIZE_MAX;
+	double i = floor(gx + 0.5), j = floor(gy + 0.5);
+	if (fabs(gx - i) > SEAM_TWIN_OFFSET || fabs(gy - j) > SEAM_TWIN_OFFSET)
+		return SIZE_MAX;
+	size_t t = (size_t)j * (size_t)g->width + (size_t)i;
+	return t != v ? t : SIZE_MAX;
+}
+
+size_t seam_twin(const struct grid *g, const uint8_t *mask,
+		 const float *seam, size_t v)
+{
+	size_t t = partner_vertex(g, mask, seam, v);
+	return t != SIZE_MAX && partner_vertex(g, mask, seam, t) == v ? t :
+	       SIZE_MAX;
+}

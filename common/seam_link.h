@@ -34,6 +34,16 @@ struct grid;
 int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
 			 const uint16_t *panel, size_t self, double u, double v,
 			 struct seam_link *l);
+/* The vertex that seam vertex v is one point of the cloth with, or
+ * SIZE_MAX: its seam has no length (below SEAM_TWIN_LENGTH cells, as
+ * where both panels' boundaries run along grid lines), its partner point
+ * is another cloth vertex t (within SEAM_TWIN_OFFSET cells), and t's
+ * partner point is v in the same way.  seam is the grid's seam
+ * channel. */
+#define SEAM_TWIN_LENGTH 1e-6
+#define SEAM_TWIN_OFFSET 1e-4
+size_t seam_twin(const struct grid *g, const uint8_t *mask,
+		 const float *seam, size_t v);
 #ifdef __cplusplus
 }
 #endif

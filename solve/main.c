@@ -581,6 +581,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 	if (!x)
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	memcpy(x->data, p.x, p.n * 3 * sizeof(float));
+	if (p.seams.nlinks)
+		seams_join_twins(g, p.mov, x->data);
 	if (dynamic_store(&p, g, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	report(o, gpu, l, &p, &r);

@@ -257,6 +257,44 @@ shifted_skirt() {
 	awk -v o="$open" -v l="$lifted" 'BEGIN { exit !(o > 0.9 * l) }'
 }
 
+# twins GRID: "twins N apart M": the seam vertices whose seam has no
+# length and whose partner point is a grid vertex whose partner point is
+# them (the two panels' boundaries on grid lines), and how many of them
+# are not at that vertex's position in x.
+twins() {
+	local info
+	info=$(pleat-grid info "$1" | head -1)
+	pleat-grid dump -c seam -c x "$1" | awk -v info="$info" '
+	BEGIN { n = split(info, w, /[ ,]+/)
+		for (i = 1; i < n; i++) {
+			if (w[i] == "cell") cell = w[i + 1]
+			if (w[i] == "origin") { ox = w[i + 1]; oy = w[i + 2] }
+		} }
+	{	key = $2 " " $3; x[key] = $7 " " $8 " " $9
+		if ($4 == "nan" || $4 == "-nan" || $6 + 0 > 1e-9) next
+		gi = ($4 - ox) / cell; gj = ($5 - oy) / cell
+		ri = int(gi + 0.5); rj = int(gj + 0.5)
+		if (gi - ri < 1e-4 && ri - gi < 1e-4 && gj - rj < 1e-4 && rj - gj < 1e-4)
+			partner[key] = ri " " rj }
+	END {	for (k in partner)
+			if (partner[partner[k]] == k) { n++; if (x[k] != x[partner[k]]) m++ }
+		printf "twins %d apart %d\n", n, m }'
+}
+
+@test "the two sides of a seam of no length come out at one position" {
+	# the gathered skirt's back seam runs along grid lines on both panels
+	"$ROOT/examples/make-gathered-skirt" > "$W/gathered.obj"
+	pleat-resample -s 192 "$W/gathered.obj" > "$W/g.grid"
+	pleat-solve -q -n 16 "$W/g.grid" > "$W/sewn.grid"
+	pleat-solve -q -n 16 --seam 0 "$W/g.grid" > "$W/open.grid"
+	read -r _ n _ sewn < <(twins "$W/sewn.grid")
+	read -r _ _ _ open < <(twins "$W/open.grid")
+	echo "twins $n: apart when sewn $sewn, with --seam 0 $open"
+	[ "$n" -gt 100 ]
+	[ "$sewn" -eq 0 ]
+	[ "$open" -gt 0 ]
+}
+
 @test "mesh independence: one compressed sheet at three cell sizes, the same wavelength (5%)" {
 	# 0.15 m x 0.01 m of a soft cloth (50 N/m) on the shape term as an
 	# elastic foundation (6.4e5 /s2), compressed by 6.4%.  The wrinkles
