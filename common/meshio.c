@@ -25,6 +25,21 @@ static int check_tris(const struct out_mesh *m, const char *name,
 						 "index %d out of range (%d "
 						 "vertices)", name, t,
 						 m->tris[t][k], m->nverts);
+	if (!m->uv_tris)
+		return 0;
+	for (int k = 0; k < m->nuv; k++)
+		if (m->uv_vertex[k] < 0 || m->uv_vertex[k] >= m->nverts)
+			return error_set(e, "%s: texture coordinate %d has vertex "
+					 "%d out of range", name, k,
+					 m->uv_vertex[k]);
+	for (int t = 0; t < m->ntris; t++)
+		for (int k = 0; k < 3; k++)
+			if (m->uv_tris[t][k] < 0 || m->uv_tris[t][k] >= m->nuv ||
+			    m->uv_vertex[m->uv_tris[t][k]] != m->tris[t][k])
+				return error_set(e, "%s: triangle %d's texture "
+						 "coordinate %d is not its vertex "
+						 "%d's", name, t,
+						 m->uv_tris[t][k], m->tris[t][k]);
 	return 0;
 }
 
@@ -39,13 +54,16 @@ static int finish(FILE *f, const char *name, struct error *e)
 	return 0;
 }
 
-/* One OBJ face corner; the index form follows the attributes present. */
-static void obj_corner(FILE *f, const struct out_mesh *m, int i)
+/* Corner k of triangle t; the index form follows the attributes
+ * present. */
+static void obj_corner(FILE *f, const struct out_mesh *m, int t, int k)
 {
+	int i = m->tris[t][k] + 1;
+	int vt = m->uv_tris ? m->uv_tris[t][k] + 1 : i;
 	if (m->uv && m->normal)
-		fprintf(f, " %d/%d/%d", i, i, i);
+		fprintf(f, " %d/%d/%d", i, vt, i);
 	else if (m->uv)
-		fprintf(f, " %d/%d", i, i);
+		fprintf(f, " %d/%d", i, vt);
 	else if (m->normal)
 		fprintf(f, " %d//%d", i, i);
 	else
@@ -61,7 +79,8 @@ int mesh_write_obj(FILE *f, const struct out_mesh *m, const char *name,
 	for (int i = 0; i < m->nverts; i++)
 		fprintf(f, "v %.9g %.9g %.9g\n", m->pos[i][0], m->pos[i][1],
 			m->pos[i][2]);
-	for (int i = 0; m->uv && i < m->nverts; i++)
+	int nuv = m->uv_tris ? m->nuv : m->nverts;
+	for (int i = 0; m->uv && i < nuv; i++)
 		fprintf(f, "vt %.9g %.9g\n", m->uv[i][0], m->uv[i][1]);
 	for (int i = 0; m->normal && i < m->nverts; i++)
 		fprintf(f, "vn %.9g %.9g %.9g\n", m->normal[i][0],
@@ -69,7 +88,7 @@ int mesh_write_obj(FILE *f, const struct out_mesh *m, const char *name,
 	for (int t = 0; t < m->ntris; t++) {
 		fputc('f', f);
 		for (int k = 0; k < 3; k++)
-			obj_corner(f, m, m->tris[t][k] + 1);
+			obj_corner(f, m, t, k);
 		fputc('\n', f);
 	}
 	return finish(f, name, e);
@@ -95,13 +114,19 @@ static unsigned char *put_floats(unsigned char *p, const float *x, int n)
 	return p;
 }
 
+/* PLY's vertices: one per texture coordinate when a vertex has more. */
+static int ply_vertices(const struct out_mesh *m)
+{
+	return m->uv && m->uv_tris ? m->nuv : m->nverts;
+}
+
 static void ply_header(FILE *f, const struct out_mesh *m)
 {
 	fprintf(f, "ply\nformat binary_little_endian 1.0\n"
 		"comment written by pleat %s\n"
 		"element vertex %d\n"
 		"property float x\nproperty float y\nproperty float z\n",
-		PLEAT_VERSION, m->nverts);
+		PLEAT_VERSION, ply_vertices(m));
 	if (m->normal)
 		fputs("property float nx\nproperty float ny\n"
 		      "property float nz\n", f);
@@ -119,19 +144,22 @@ int mesh_write_ply(FILE *f, const struct out_mesh *m, const char *name,
 	if (check_tris(m, name, e) < 0)
 		return -1;
 	ply_header(f, m);
-	for (int i = 0; i < m->nverts; i++) {
+	int split = m->uv && m->uv_tris;
+	for (int k = 0; k < ply_vertices(m); k++) {
+		int i = split ? m->uv_vertex[k] : k;
 		p = put_floats(rec, m->pos[i], 3);
 		if (m->normal)
 			p = put_floats(p, m->normal[i], 3);
 		if (m->uv)
-			p = put_floats(p, m->uv[i], 2);
+			p = put_floats(p, m->uv[k], 2);
 		fwrite(rec, 1, (size_t)(p - rec), f);
 	}
+	const int (*tris)[3] = split ? m->uv_tris : m->tris;
 	for (int t = 0; t < m->ntris; t++) {
 		p = rec;
 		*p++ = 3;
 		for (int k = 0; k < 3; k++)
-			p = put_u32(p, (uint32_t)m->tris[t][k]);
+			p = put_u32(p, (uint32_t)tris[t][k]);
 		fwrite(rec, 1, (size_t)(p - rec), f);
 	}
 	return finish(f, name, e);

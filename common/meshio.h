@@ -19,6 +19,15 @@ struct out_mesh {
 	const float (*normal)[3]; /* may be NULL */
 	int ntris;
 	const int (*tris)[3];     /* 0-based */
+	/* Texture coordinates per triangle corner, for vertices that have
+	 * more than one (the two sides of a welded seam): uv then holds nuv
+	 * of them, uv_vertex[k] the vertex of the k-th, uv_tris each
+	 * triangle's corners.  NULL uv_tris: uv has one a vertex.  A PLY
+	 * vertex has one, so PLY writes nuv vertices, one per coordinate
+	 * (a welded vertex twice, at one position). */
+	int nuv;
+	const int *uv_vertex;
+	const int (*uv_tris)[3];
 };
 
 /* Return 0, or -1 with e filled when writing fails (disk full...). */

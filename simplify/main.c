@@ -266,6 +266,7 @@ static void surface_of(struct surface *s, const struct grid *g,
 	struct error e;
 	if (surface_init(s, g, o->close_seams, &e))
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
+	s->weld = 2 * o->tol;
 	if (s->used_rest && !said) {
 		fprintf(stderr, "%s: %s: no 'x' channel: simplifying the "
 			"resampled surface ('rest')\n", progname, w->name);
@@ -281,10 +282,13 @@ static void write_mesh(const struct options *o, long k,
 	char name[4096];
 	name_format(o->output, k, name, sizeof name);
 	int ply = o->format == FORMAT_PLY;
+	struct mesh_uv u;
+	mesh_texture_corners(m, &u);
 	struct out_mesh om = {m->nverts, (const float (*)[3])m->pos,
-			      (const float (*)[2])m->uv,
+			      (const float (*)[2])(u.n ? u.uv : m->uv),
 			      (const float (*)[3])m->normal, m->ntris,
-			      (const int (*)[3])m->tris};
+			      (const int (*)[3])m->tris, u.n, u.vertex,
+			      (const int (*)[3])u.tris};
 	if (outfile_open(&out, name, ply, &e))
 		die("%s", e.msg);
 	const char *shown = strcmp(name, "-") ? name : "stdout";
@@ -294,7 +298,9 @@ static void write_mesh(const struct options *o, long k,
 	}
 	if (outfile_close(&out, &e))
 		die("%s", e.msg);
+	mesh_uv_free(&u);
 }
+
 
 /* The mesh of the tree over s, with its seams closed unless asked not
  * to. */
@@ -428,7 +434,27 @@ struct sequence {
 	struct zip_stats zip;
 	struct outfile pc2;
 	int nframes;
+	struct mesh_uv uv;         /* the mesh's corners' texture coordinates */
+	float (*split)[3];         /* a PLY's points, one per coordinate */
 };
+
+/* The frame's points for the PC2 cache: the mesh file's vertices, so one
+ * per texture coordinate in a PLY with welded seams (see out_mesh). */
+static const float (*pc2_points(struct sequence *sq, int *n))[3]
+{
+	const struct mesh_uv *u = &sq->uv;
+	if (sq->o->format != FORMAT_PLY || !u->n) {
+		*n = sq->mesh.nverts;
+		return (const float (*)[3])sq->mesh.pos;
+	}
+	if (!sq->split)
+		sq->split = xmalloc_array((size_t)u->n, sizeof *sq->split);
+	for (int k = 0; k < u->n; k++)
+		memcpy(sq->split[k], sq->mesh.pos[u->vertex[k]],
+		       sizeof sq->split[k]);
+	*n = u->n;
+	return (const float (*)[3])sq->split;
+}
 
 static void same_layout(struct sequence *sq, struct surface *s,
 			const struct where *w)
@@ -493,6 +519,7 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	struct surface s;
 	surface_of(&s, g, w, o);
 	long pairs = -1;
+	int npoints;
 	if (w->k == 0) {
 		build_mesh(o, w, &sq->mesh, &sq->tree, &s, &sq->zip);
 		/* the strip is the first frame's, and so are its flips */
@@ -500,9 +527,12 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 			pairs = (long)mesh_flip_strips(&sq->mesh, &s,
 				sq->mesh.ntris - sq->zip.strip - sq->zip.holes,
 				&sq->zip.flips);
-		if (o->pc2)
-			pc2_header(sq->pc2.f, sq->mesh.nverts, (float)o->start_frame,
+		if (o->pc2) {
+			mesh_texture_corners(&sq->mesh, &sq->uv);
+			pc2_points(sq, &npoints);
+			pc2_header(sq->pc2.f, npoints, (float)o->start_frame,
 				   1.0f, sq->nframes);
+		}
 	} else {
 		mesh_update(&sq->mesh, &s);
 	}
@@ -513,9 +543,10 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 		if (pairs > sq->zip.pairs_left)
 			sq->zip.pairs_left = pairs;
 	}
-	if (o->pc2)
-		pc2_sample(sq->pc2.f, (const float (*)[3])sq->mesh.pos,
-			   sq->mesh.nverts);
+	if (o->pc2) {
+		const float (*points)[3] = pc2_points(sq, &npoints);
+		pc2_sample(sq->pc2.f, points, npoints);
+	}
 	if (w->k == 0 || o->numbered)
 		write_mesh(o, w->k, &sq->mesh);
 	surface_free(&s);
@@ -551,6 +582,8 @@ static void simplify_sequence(const struct options *o, struct input *in,
 		fprintf(stderr, "); %.3f s\n", now_seconds() - t0);
 	}
 	mesh_free(&sq.mesh);
+	mesh_uv_free(&sq.uv);
+	free(sq.split);
 	qtree_free(&sq.tree);
 	surface_free(&sq.first);
 }

@@ -88,6 +88,10 @@ void mesh_update(struct simple_mesh *m, const struct surface *s)
 	#pragma omp parallel for schedule(static)
 	for (int k = 0; k < m->nverts; k++) {
 		size_t v = m->vgrid[k];
+		if (m->vtwin && m->vtwin[k] != UINT32_MAX) {
+			mesh_weld_point(m, s, k);
+			continue;
+		}
 		memcpy(m->pos[k], s->x + 3 * v, sizeof m->pos[k]);
 		surface_normal(s, v, m->normal[k]);
 	}
@@ -156,5 +160,7 @@ void mesh_free(struct simple_mesh *m)
 	free(m->pos);
 	free(m->uv);
 	free(m->normal);
+	free(m->vtwin);
+	free(m->uv2);
 	memset(m, 0, sizeof *m);
 }

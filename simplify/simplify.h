@@ -50,6 +50,8 @@ struct surface {
 				  triangles (and on seam vertices, when the
 				  seams are closed) */
 	size_t ncloth;         /* cloth vertices */
+	double weld;           /* twin seam vertices closer than this (m)
+				  are welded (weld.c); 0: none */
 	int used_rest;         /* positions came from 'rest' (no 'x') */
 };
 
@@ -151,6 +153,11 @@ struct simple_mesh {
 	float (*pos)[3];
 	float (*uv)[2];        /* pattern position, metres */
 	float (*normal)[3];
+	/* with seams of no length welded (weld.c), else NULL: the grid
+	 * vertex of each vertex's twin (UINT32_MAX: none), and the twin's
+	 * pattern position */
+	uint32_t *vtwin;
+	float (*uv2)[2];
 };
 
 /* The triangles of the finished tree q over surface s, with positions,
@@ -177,6 +184,7 @@ struct zip_stats {
 	long pairs_left;       /* intersecting triangle pairs no split
 				  could mend (untangle.c) */
 	int flips;             /* strip rungs flipped to mend them */
+	int welded;            /* twin seam vertices made one (weld.c) */
 };
 
 /* Closes the seams of mesh m (built over surface s) by construction:
@@ -186,6 +194,27 @@ struct zip_stats {
  * Fails when the mesh would have more than INT_MAX triangles. */
 int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 		   struct zip_stats *st, struct error *e);
+
+/* Welds twin seam vertices (seam_twin: a seam of no length between grid
+ * vertices) of mesh m into one vertex at their midpoint, and drops the
+ * strip and hole triangles (after the first npanel) that joined them;
+ * st's strip and hole counts follow, st->welded counts the pairs. */
+void mesh_weld_twins(struct simple_mesh *m, const struct surface *s,
+		     int npanel, struct zip_stats *st);
+/* Welded vertex k's position and normal from the two grid vertices. */
+void mesh_weld_point(const struct simple_mesh *m, const struct surface *s,
+		     int k);
+/* A welded mesh's texture coordinates per triangle corner: n pattern
+ * positions, each of vertex `vertex`, and every triangle's three; n is 0
+ * (and the rest NULL) when nothing is welded. */
+struct mesh_uv {
+	int n;
+	float (*uv)[2];
+	int *vertex;
+	int (*tris)[3];
+};
+void mesh_texture_corners(const struct simple_mesh *m, struct mesh_uv *u);
+void mesh_uv_free(struct mesh_uv *u);
 
 /* ---- intersections ----------------------------------------------------
  *

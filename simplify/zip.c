@@ -8,6 +8,8 @@
  * staircase boundary has two rows of seam vertices; instead nothing moves
  * and the gap is filled:
  *
+ *  0. Where a seam has no length, its two sides' vertices are welded
+ *     into one first (weld.c): no strip is needed there.
  *  1. The mesh's boundary is walked as loops of half-edges (the face on
  *     the left).  A run of boundary edges between seam vertices whose
  *     partner points lie on one other panel, next to each other, is a
@@ -746,6 +748,7 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 	struct chains cs;
 	struct tri_list strip = {0}, holes = {0};
 	memset(st, 0, sizeof *st);
+	mesh_weld_twins(m, s, m->ntris, st);
 	seam_vertices(m, s, sv);
 	halves_build(&hs, (const int (*)[3])m->tris, m->ntris);
 	boundary_build(&b, &hs, (const int (*)[3])m->tris);

@@ -133,6 +133,43 @@ skirt() {
 	[ "$(field unjoined "$output")" -eq "$(field seam_vertices "$output")" ]
 }
 
+@test "a seam of no length is welded: one vertex with each panel's texture coordinates, a manifold, in OBJ, PLY and PC2" {
+	"$ROOT/examples/make-gathered-skirt" > "$W/gathered.obj"
+	pleat-resample -s 192 "$W/gathered.obj" | pleat-solve -q -n 16 > "$W/g.grid"
+	simplify "$W/g.grid" "$W/g.obj"
+	nv=$(grep -c '^v ' "$W/g.obj")
+	nvt=$(grep -c '^vt ' "$W/g.obj")
+	echo "v $nv vt $nvt"
+	# the back seam's vertex pairs (64 at 192), each one vertex with two
+	# coordinates
+	[ $((nvt - nv)) -ge 60 ]
+	run "$X" edges "$W/g.obj"
+	echo "edges: $output"
+	[ "$(field flipped "$output")" -eq 0 ]
+	[ "$(field nonmanifold "$output")" -eq 0 ]
+	# no more intersecting pairs than the grid has (16 iterations without
+	# --self leave a few folds crossed), no triangle of no area
+	grid_pairs=$(pleat-collide "$W/g.grid" | sed -n 's/.* \([0-9]*\) intersecting triangle pairs.*/\1/p')
+	run "$X" pairs "$W/g.obj"
+	echo "pairs: $output; grid $grid_pairs"
+	[ "$(field pairs "$output")" -le "$grid_pairs" ]
+	[ "$(field degenerate "$output")" -eq 0 ]
+	# every face corner takes its own panel's coordinate: the seam's two
+	# sides are 1.5 m apart in the pattern, the other seam's 0.1 m
+	awk -F'[ /]+' '$1 == "vt" { u[++n] = $2; v[n] = $3 }
+		$1 == "f" { for (i = 3; i <= 9; i += 3) for (j = i + 3; j <= 9; j += 3) {
+			du = u[$i] - u[$j]; dv = v[$i] - v[$j]
+			if (du * du + dv * dv > 0.25) bad++ } }
+		END { exit bad > 0 }' "$W/g.obj"
+	# PLY: a vertex per coordinate; the PC2 cache has the mesh file's points
+	pleat-simplify -q -o "$W/g.ply" --pc2 "$W/g.pc2" "$W/g.grid"
+	plyv=$(awk '/^element vertex/ { print $3; exit }' "$W/g.ply")
+	[ "$plyv" -eq "$nvt" ]
+	[ "$(od -An -tu4 -j16 -N4 "$W/g.pc2" | tr -d ' ')" -eq "$nvt" ]
+	pleat-simplify -q -o "$W/h.obj" --pc2 "$W/h.pc2" "$W/g.grid"
+	[ "$(od -An -tu4 -j16 -N4 "$W/h.pc2" | tr -d ' ')" -eq "$nv" ]
+}
+
 @test "the checks see an open seam, a fold and a crossing" {
 	skirt
 	simplify "$W/skirt.grid" "$W/m.obj"

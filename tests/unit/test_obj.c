@@ -473,7 +473,7 @@ static const int rt_tris[3][3] = { { 0, 1, 2 }, { 0, 2, 3 }, { 4, 3, 1 } };
 static struct out_mesh rt_mesh(int uv, int normal)
 {
 	struct out_mesh m = { 5, rt_pos, uv ? rt_uv : NULL,
-			      normal ? rt_nrm : NULL, 3, rt_tris };
+			      normal ? rt_nrm : NULL, 3, rt_tris, 0, NULL, NULL };
 	return m;
 }
 
