@@ -65,13 +65,44 @@ PL_HD vec3 seam_link_force(const struct seam_link *l, const float *x, float k,
 			  : v3(0.0f, 0.0f, 0.0f);
 }
 
-/* A touched vertex's gradient: its references r0 .. r1. */
+/* A seam's bending (solve/seam_bend.c): a residual that is a fixed
+ * linear combination of up to SEAM_BEND_VERTICES positions,
+ * rho = sum coef_i x_i, with the energy 0.5 w |rho|².  Its force, the
+ * gradient per unit coefficient, is w rho; vertex i's share is coef_i
+ * times that, gathered like a link's. */
+#define SEAM_BEND_VERTICES 13
+struct seam_bend {
+	uint32_t vertex[SEAM_BEND_VERTICES];
+	float coef[SEAM_BEND_VERTICES];  /* 0 for a vertex not used */
+	float w;                          /* N/m */
+};
+
+/* The bend's force w rho, and |rho|² in *r2. */
+PL_HD vec3 seam_bend_force(const struct seam_bend *b, const float *x,
+			   float *r2)
+{
+	vec3 r = v3(0.0f, 0.0f, 0.0f);
+	for (int c = 0; c < SEAM_BEND_VERTICES; c++)
+		if (b->coef[c] != 0.0f)
+			r = v3_madd(r, v3_load(x + 3 * (size_t)b->vertex[c]),
+				    b->coef[c]);
+	*r2 = v3_norm2(r);
+	return v3_scale(r, b->w);
+}
+
+/* A bend's energy, 0.5 w |rho|², in double. */
+PL_HD double seam_bend_energy(float w, float r2)
+{
+	return 0.5 * (double)w * r2;
+}
+
 /* A link's energy, 0.5 k s², in double, from its stretch s. */
 PL_HD double seam_link_energy(float k, float stretch)
 {
 	return 0.5 * (double)k * (double)stretch * stretch;
 }
 
+/* A touched vertex's gradient: its references r0 .. r1. */
 PL_HD vec3 seam_gather(const float *force, const uint32_t *ref_link,
 		       const float *ref_coef, size_t r0, size_t r1)
 {

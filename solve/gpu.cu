@@ -37,13 +37,15 @@
 
 struct cuda_solver {
 	int w, h;
-	size_t n, nlinks, ntouched;
+	size_t n, nlinks, nbends, ntouched;
 	float seam_k;
 	float *x, *prev, *next, *good;
 	float *rest, *plane, *gather;
 	uint32_t *nbr;
 	uint8_t *mov;
 	struct seam_link *link;
+	struct seam_bend *bend;
+	float *r2;               /* per bend: |rho|² */
 	size_t *start;
 	uint32_t *ref_link;
 	float *ref_coef, *force, *stretch, *sgrad, *sdiag;
@@ -55,7 +57,7 @@ struct cuda_solver {
 	/* the energy check: every vertex's share, every row's sums */
 	double *share, *rows;
 	double *host_rows;
-	float *host_stretch;
+	float *host_stretch, *host_r2, *host_bend_w;
 	/* pcg: its vectors and the last g.z */
 	float *z, *zprev, *d, *g;
 	double gz;
@@ -119,6 +121,15 @@ __global__ void seam_force_kernel(const struct seam_link *link, size_t nlinks,
 	if (l < nlinks)
 		v3_store(force + 3 * l, seam_link_force(&link[l], x, k,
 							&stretch[l]));
+}
+
+/* The bends' forces follow the links' in force. */
+__global__ void seam_bend_kernel(const struct seam_bend *bend, size_t nbends,
+				 const float *x, float *force, float *r2)
+{
+	size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (b < nbends)
+		v3_store(force + 3 * b, seam_bend_force(&bend[b], x, &r2[b]));
 }
 
 __global__ void seam_gather_kernel(const float *force, const uint32_t *ref_link,
@@ -528,6 +539,10 @@ static cudaError_t seams_update(struct cuda_solver *s)
 	cudaError_t err = PL_LAUNCH(seam_force_kernel, blocks_for(s->nlinks, 256),
 				    256, s->link, s->nlinks, s->x, s->seam_k,
 				    s->force, s->stretch);
+	if (err == cudaSuccess && s->nbends)
+		err = PL_LAUNCH(seam_bend_kernel, blocks_for(s->nbends, 256), 256,
+				s->bend, s->nbends, s->x,
+				s->force + 3 * s->nlinks, s->r2);
 	if (err == cudaSuccess)
 		err = PL_LAUNCH(seam_gather_kernel, blocks_for(s->ntouched, 256),
 				256, s->force, s->ref_link, s->ref_coef, s->start,
@@ -562,7 +577,9 @@ static cudaError_t problem_upload(struct cuda_solver *s,
 		if (err == cudaSuccess) err = upload(&s->ref_coef, cp->ref_coef, cp->nrefs);
 		if (err == cudaSuccess) err = upload(&s->at, cp->at, n);
 		if (err == cudaSuccess) err = upload(&s->sdiag, cp->seam_diag, cp->ntouched);
-		if (err == cudaSuccess) err = upload(&s->force, (const float *)NULL, 3 * cp->nlinks);
+		if (err == cudaSuccess && cp->nbends) err = upload(&s->bend, cp->bend, cp->nbends);
+		if (err == cudaSuccess && cp->nbends) err = upload(&s->r2, (const float *)NULL, cp->nbends);
+		if (err == cudaSuccess) err = upload(&s->force, (const float *)NULL, 3 * (cp->nlinks + cp->nbends));
 		if (err == cudaSuccess) err = upload(&s->stretch, (const float *)NULL, cp->nlinks);
 		if (err == cudaSuccess) err = upload(&s->sgrad, (const float *)NULL, 3 * cp->ntouched);
 	}
@@ -627,6 +644,7 @@ extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
 	s->h = cp->h;
 	s->n = (size_t)cp->w * (size_t)cp->h;
 	s->nlinks = cp->nlinks;
+	s->nbends = cp->nbends;
 	s->ntouched = cp->ntouched;
 	s->seam_k = cp->seam_k;
 	s->cd = cp->cd;
@@ -635,12 +653,18 @@ extern "C" struct cuda_solver *cuda_solver_new(const struct cuda_problem *cp,
 	s->host_rows = (double *)malloc(3 * (size_t)s->h * sizeof(double));
 	s->host_stretch = (float *)malloc((s->nlinks ? s->nlinks : 1) *
 					  sizeof(float));
+	s->host_r2 = (float *)malloc((s->nbends ? s->nbends : 1) * sizeof(float));
+	s->host_bend_w = (float *)malloc((s->nbends ? s->nbends : 1) *
+					 sizeof(float));
 	char ignored[256];
-	if (!s->host_rows || !s->host_stretch) {
+	if (!s->host_rows || !s->host_stretch || !s->host_r2 ||
+	    !s->host_bend_w) {
 		cuda_solver_free(s, ignored, sizeof ignored);
 		snprintf(why, n, "out of host memory");
 		return NULL;
 	}
+	for (size_t b = 0; b < s->nbends; b++)
+		s->host_bend_w[b] = cp->bend[b].w;
 	cudaError_t err = cudaSetDevice(dev);
 	if (err == cudaSuccess)
 		err = problem_upload(s, cp);
@@ -661,7 +685,8 @@ extern "C" int cuda_solver_free(struct cuda_solver *s, char *why, size_t n)
 	if (!s)
 		return 0;
 	void *p[] = {s->x, s->prev, s->next, s->good, s->rest, s->plane,
-		     s->gather, s->nbr, s->mov, s->link, s->start, s->ref_link,
+		     s->gather, s->nbr, s->mov, s->link, s->bend, s->r2,
+		     s->start, s->ref_link,
 		     s->ref_coef, s->force, s->stretch, s->sgrad, s->sdiag, s->at,
 		     s->xhat, s->normal, s->share, s->rows, s->z, s->zprev, s->d,
 		     s->g, s->safe_x0, s->safe_bound, s->safe_count};
@@ -676,6 +701,8 @@ extern "C" int cuda_solver_free(struct cuda_solver *s, char *why, size_t n)
 		bad = -1;
 	free(s->host_rows);
 	free(s->host_stretch);
+	free(s->host_r2);
+	free(s->host_bend_w);
 	free(s);
 	return bad;
 }
@@ -813,12 +840,17 @@ extern "C" int cuda_solver_check(struct cuda_solver *s, const struct solve_coef 
 	if (err == cudaSuccess && s->nlinks)
 		err = cudaMemcpy(s->host_stretch, s->stretch,
 				 s->nlinks * sizeof(float), cudaMemcpyDeviceToHost);
+	if (err == cudaSuccess && s->nbends)
+		err = cudaMemcpy(s->host_r2, s->r2, s->nbends * sizeof(float),
+				 cudaMemcpyDeviceToHost);
 	if (fail(err, "the energy check failed on the GPU", why, n))
 		return -1;
 	/* the seams' energy in link order, as seams_update sums it */
 	double seams = 0;
 	for (size_t k = 0; k < s->nlinks; k++)
 		seams += seam_link_energy(s->seam_k, s->host_stretch[k]);
+	for (size_t b = 0; b < s->nbends; b++)
+		seams += seam_bend_energy(s->host_bend_w[b], s->host_r2[b]);
 	out[0] = sum_in_order(s->host_rows, (size_t)s->h, 3) + seams;
 	out[1] = sum_in_order(s->host_rows + 1, (size_t)s->h, 3);
 	out[2] = sum_in_order(s->host_rows + 2, (size_t)s->h, 3);

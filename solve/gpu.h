@@ -42,6 +42,8 @@ struct cuda_problem {
 	size_t nlinks, ntouched, nrefs;
 	float seam_k;
 	const struct seam_link *link;
+	size_t nbends;           /* the bending across them */
+	const struct seam_bend *bend;
 	const size_t *start;
 	const uint32_t *ref_link;
 	const float *ref_coef;

@@ -21,6 +21,10 @@
  * Hessian, g(x_v) = g0 + d (x_v - x0_v).  Gradient descent takes one step
  * per outer iteration and so uses the exact gradient.
  *
+ * The bending across the seams (seam_bend.c) is one more set of terms,
+ * each a linear combination of up to 13 positions; their forces follow
+ * the links' and are gathered with them.
+ *
  * The gradient is gathered, not scattered: each link's force first, then
  * each touched vertex sums the forces of the links it belongs to in a
  * fixed order, so the result is the same for any thread count (and the
@@ -51,8 +55,9 @@ static int ref_order(const void *a, const void *b)
  * touched vertices and where each one's references start. */
 static void build_gather(struct seams *s, size_t nvert)
 {
-	size_t m = 0;
-	struct seam_ref *ref = xmalloc_array(s->nlinks, 5 * sizeof *ref);
+	size_t m = 0, nforce = s->nlinks + s->nbends;
+	struct seam_ref *ref = xmalloc_array(5 * s->nlinks + SEAM_BEND_VERTICES *
+					     s->nbends, sizeof *ref);
 	for (size_t k = 0; k < s->nlinks; k++) {
 		const struct seam_link *l = &s->link[k];
 		ref[m++] = (struct seam_ref){l->vertex, (uint32_t)k, 1.0f};
@@ -61,6 +66,12 @@ static void build_gather(struct seams *s, size_t nvert)
 				ref[m++] = (struct seam_ref){l->corner[c],
 					(uint32_t)k, -l->w[c]};
 	}
+	for (size_t b = 0; b < s->nbends; b++)
+		for (int c = 0; c < SEAM_BEND_VERTICES; c++)
+			if (s->bend[b].coef[c] != 0.0f)
+				ref[m++] = (struct seam_ref){s->bend[b].vertex[c],
+					(uint32_t)(s->nlinks + b),
+					s->bend[b].coef[c]};
 	qsort(ref, m, sizeof *ref, ref_order);
 	s->ref_link = xmalloc_array(m, sizeof *s->ref_link);
 	s->ref_coef = xmalloc_array(m, sizeof *s->ref_coef);
@@ -81,21 +92,26 @@ static void build_gather(struct seams *s, size_t nvert)
 	}
 	s->start[s->ntouched] = m;
 	free(ref);
-	s->force = xmalloc_array(s->nlinks, 3 * sizeof(float));
+	s->force = xmalloc_array(nforce, 3 * sizeof(float));
 	s->stretch = xmalloc_array(s->nlinks, sizeof(float));
+	s->r2 = xmalloc_array(s->nbends + 1, sizeof(float));
 	s->grad = xmalloc_array(s->ntouched + 1, 3 * sizeof(float));
 	s->diag = xmalloc_array(s->ntouched + 1, sizeof(float));
-	/* the Hessian's diagonal at rest length: k coef² per reference */
+	/* the Hessian's diagonal (a link's at rest length): the stiffness
+	 * of the link or bend times coef² per reference */
 	for (size_t t = 0; t < s->ntouched; t++) {
 		double d = 0;
-		for (size_t r = s->start[t]; r < s->start[t + 1]; r++)
-			d += (double)s->k * s->ref_coef[r] * s->ref_coef[r];
+		for (size_t r = s->start[t]; r < s->start[t + 1]; r++) {
+			size_t l = s->ref_link[r];
+			double k = l < s->nlinks ? s->k : s->bend[l - s->nlinks].w;
+			d += k * s->ref_coef[r] * s->ref_coef[r];
+		}
 		s->diag[t] = (float)d;
 	}
 }
 
 int seams_init(struct seams *s, const struct grid *g, double k,
-	       struct error *e)
+	       double bend, struct error *e)
 {
 	memset(s, 0, sizeof *s);
 	const struct grid_channel *sc = grid_find(g, "seam");
@@ -131,6 +147,8 @@ int seams_init(struct seams *s, const struct grid *g, double k,
 		}
 		s->link[s->nlinks++] = l;
 	}
+	s->nbends = seam_bends_build(g, s->link, s->nlinks, (float)bend,
+				     &s->bend);
 	if (s->nlinks)
 		build_gather(s, n);
 	return 0;
@@ -146,6 +164,8 @@ void seams_free(struct seams *s)
 	free(s->at);
 	free(s->force);
 	free(s->stretch);
+	free(s->bend);
+	free(s->r2);
 	free(s->grad);
 	free(s->diag);
 	memset(s, 0, sizeof *s);
@@ -159,10 +179,16 @@ double seams_update(const struct seams *s, const float *x)
 	for (size_t k = 0; k < s->nlinks; k++)
 		v3_store(s->force + 3 * k, seam_link_force(&s->link[k], x, s->k,
 							   &s->stretch[k]));
+	#pragma omp parallel for schedule(static)
+	for (size_t b = 0; b < s->nbends; b++)
+		v3_store(s->force + 3 * (s->nlinks + b),
+			 seam_bend_force(&s->bend[b], x, &s->r2[b]));
 	/* in link order: the same sum for any thread count */
 	double energy = 0;
 	for (size_t k = 0; k < s->nlinks; k++)
 		energy += seam_link_energy(s->k, s->stretch[k]);
+	for (size_t b = 0; b < s->nbends; b++)
+		energy += seam_bend_energy(s->bend[b].w, s->r2[b]);
 	#pragma omp parallel for schedule(static)
 	for (size_t t = 0; t < s->ntouched; t++)
 		v3_store(s->grad + 3 * t, seam_gather(s->force, s->ref_link,

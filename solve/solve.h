@@ -62,7 +62,8 @@ struct solve_params {
 };
 
 /* The seams (seam.c): one spring per seam vertex to its partner point,
- * the bilinear interpolation of up to four vertices of the other panel. */
+ * the bilinear interpolation of up to four vertices of the other panel,
+ * and the bending across it (seam_bend.c). */
 struct seams {
 	float k;                 /* N/m */
 	size_t nlinks, cap, nopen;  /* nopen: seam vertices with no partner cloth */
@@ -74,6 +75,11 @@ struct seams {
 	float *ref_coef;
 	size_t *start;
 	int32_t *at;             /* vertex -> t, -1 when untouched */
+	/* the seams' bending (seam_bend.c): its terms' forces follow the
+	 * links' in force, their |rho|² are in r2 */
+	size_t nbends;
+	struct seam_bend *bend;
+	float *r2;
 	float *force, *stretch;  /* per link, from the last update */
 	float *grad, *diag;      /* per touched vertex: gradient at the last
 				    update, and the Hessian's diagonal */
@@ -211,10 +217,16 @@ int inflation_init(struct problem *p, const struct inflate_coef *c,
 void inflation_free(struct inflation *f);
 
 /* seam.c: the links from the grid's seam channel (none when it has no
- * seam channel or k is 0); seams_update computes every link's force and
- * the gathered gradient at x and returns E_seam. */
+ * seam channel or k is 0), with the bending across them of weight bend
+ * (k_b / h², N/m; 0: none); seams_update computes every link's and
+ * bend's force and the gathered gradient at x and returns E_seam. */
 int seams_init(struct seams *s, const struct grid *g, double k,
-	       struct error *e);
+	       double bend, struct error *e);
+/* seam_bend.c: the bending terms across the seams of links link[0 ..
+ * nlinks), each of weight w (N/m), in a new array *bends; returns how
+ * many. */
+size_t seam_bends_build(const struct grid *g, const struct seam_link *link,
+			size_t nlinks, float w, struct seam_bend **bends);
 void seams_free(struct seams *s);
 /* Gives each two twin seam vertices (seam_twin: the two sides of a seam
  * of no length, both on grid vertices) one position: their midpoint, or

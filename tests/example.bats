@@ -48,6 +48,28 @@ rms_of() {
 	[[ $output == *", 0 vertices deeper than 0.0001 m inside the body"* ]]
 }
 
+# The quick start's two seams: the back one runs along grid lines on both
+# panels (no length: one point of the cloth, welded in the mesh), the
+# front one 0.2 cell off them (0.4 cell of seam cloth at 384).  Gathered
+# folds run along both.  A seam that only held its length was a free
+# hinge: 108 crossing pairs at 192 and 318 at 384 in the grid, 448 in
+# the mesh, all across a seam.  Joined and bending like cloth: 0, 7 and
+# 13.  The bound leaves room for a compiler's rounding, not for a hinge.
+@test "the quick start's seams do not cross: a handful of intersecting pairs, not hundreds" {
+	for g in solved-192 solved; do
+		n=$(pleat-collide "$Q/$g.grid" |
+		    sed -n 's/.* \([0-9]*\) intersecting triangle pairs.*/\1/p')
+		echo "$g: $n pairs"
+		numeric 'n < 25' n="$n"
+	done
+	run "$PLEAT_TESTBIN/test_intersect" pairs "$Q/skirt-wrinkled.obj"
+	echo "mesh: $output"
+	numeric 'n < 40' n="$(echo "$output" | awk '{ print $4 }')"
+	run "$PLEAT_TESTBIN/test_intersect" edges "$Q/skirt-wrinkled.obj"
+	echo "edges: $output"
+	[[ $output == *" flipped 0 nonmanifold 0" ]]
+}
+
 # The threshold.  At the hem the panels are 1.3 times the skirt's
 # circumference; folds that take up that much cloth with the shortest
 # wavelength the 384 grid resolves well (4 cells, 15.6 mm) are, as a

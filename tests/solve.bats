@@ -233,13 +233,34 @@ shifted_skirt() {
 
 @test "the seam energy's gradient matches central differences (float, < 1e-3)" {
 	shifted_skirt
-	run "$T" seamfd "$W/shifted.grid"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	# float positions: a 1e-4 m step changes each stretch by ~1e-4 of
-	# a cell, resolved to ~1e-7 relative, so 1e-3 is far above rounding
-	# and far below a wrong term (a missing cross term is O(1))
-	awk -v r="${output#worst }" 'BEGIN { exit !(r < 1e-3) }'
+	# the springs alone, the bending across the seams nearly alone
+	for kb in "1000 0" "1e-6 1000"; do
+		run "$T" seamfd "$W/shifted.grid" $kb
+		echo "k, bend $kb: $output"
+		[ "$status" -eq 0 ]
+		# float positions: a 1e-4 m step changes each stretch by ~1e-4
+		# of a cell, resolved to ~1e-7 relative, so 1e-3 is far above
+		# rounding and far below a wrong term (a missing cross term is
+		# O(1))
+		read -r _ worst _ bends <<< "$output"
+		awk -v r="$worst" 'BEGIN { exit !(r < 1e-3) }'
+		[ "$bends" -gt 0 ] || [ "${kb#* }" = 0 ]
+	done
+}
+
+@test "seams bend where they are sewn flat, not where sewn back on themselves" {
+	# the skirt's side seams run smoothly round the cone: every seam
+	# vertex has its two bending terms; the pillow's layers are sewn
+	# edge to edge, folded back: none
+	shifted_skirt
+	read -r _ _ _ skirt < <("$T" seamfd "$W/shifted.grid" 1000 1)
+	links=$(pleat-grid info "$W/skirt.grid" | sed -n 's/.* seam \([0-9]*\).*/\1/p')
+	"$ROOT/tests/generators/make-pillow" 0.1 4 > "$W/pillow.obj"
+	pleat-resample --cell 0.005 "$W/pillow.obj" | pleat-solve -q -n 1 > "$W/pillow.grid"
+	read -r _ _ _ pillow < <("$T" seamfd "$W/pillow.grid" 1000 1)
+	echo "bending terms: skirt $skirt for $links seam vertices, pillow $pillow"
+	[ "$skirt" -gt $((2 * links * 9 / 10)) ]
+	[ "$pillow" -eq 0 ]
 }
 
 @test "seams pull a lifted panel back to its partner; --seam 0 leaves it apart" {

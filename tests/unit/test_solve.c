@@ -41,9 +41,11 @@
  *        cloth vertices, and the same over each 8 x 8 vertex block of a
  *        panel (the coarse shape's scale); prints the largest norms:
  *        "drift D local L"
- *   test_solve seamfd FILE   the seam energy's gradient against central
+ *   test_solve seamfd FILE K BEND   the seam energy's gradient (springs
+ *        of stiffness K, bending of weight BEND) against central
  *        differences at the x of the first grid of FILE, in every
- *        coordinate of 40 touched vertices: "worst R" (relative error)
+ *        coordinate of 40 touched vertices: "worst R bends N" (relative
+ *        error, bending terms)
  *   test_solve blockref FILE [spring]   one outer iteration of the
  *        block method (solve/block.c, default parameters; FEM or the
  *        spring model) from the x of the first grid of FILE, against a
@@ -509,14 +511,14 @@ static int wrinkles(const char *path)
 	return 0;
 }
 
-static int seamfd(const char *path)
+static int seamfd(const char *path, double stiffness, double bend)
 {
 	struct grid g;
 	struct seams s;
 	struct error e;
 	load(path, &g);
 	float *x = channel(&g, "x", GRID_F32, 3);
-	if (seams_init(&s, &g, 1000.0, &e) || !s.nlinks) {
+	if (seams_init(&s, &g, stiffness, bend, &e) || !s.nlinks) {
 		fprintf(stderr, "no seams\n");
 		return 1;
 	}
@@ -543,7 +545,7 @@ static int seamfd(const char *path)
 			worst = fmax(worst, fabs(fd - grad[3 * t + k]) / gmax);
 		}
 	}
-	printf("worst %.3g\n", worst);
+	printf("worst %.3g bends %zu\n", worst, s.nbends);
 	free(grad);
 	seams_free(&s);
 	grid_free(&g);
@@ -828,8 +830,8 @@ int main(int argc, char **argv)
 		return drift(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "wrinkles") == 0)
 		return wrinkles(argv[2]);
-	if (argc == 3 && strcmp(argv[1], "seamfd") == 0)
-		return seamfd(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "seamfd") == 0)
+		return seamfd(argv[2], atof(argv[3]), atof(argv[4]));
 	if (argc == 5 && strcmp(argv[1], "shift") == 0)
 		return shift(argv[2], atoi(argv[3]), atof(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "seamgap") == 0)
@@ -841,6 +843,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "set") == 0)
 		return set(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: test_solve compress IN OUT S PERTURB | "
-		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE | xdiff A B | ulps A B | drift FILE | wrinkles FILE | trace GRID N SAFE SELF [BODY|- [METHOD]]\n");
+		"blockref FILE [spring] | measure FILE | set FILE CHANNEL VALUE | seamgap FILE CHANNEL | shift FILE PANEL DZ | seamfd FILE K BEND | xdiff A B | ulps A B | drift FILE | wrinkles FILE | trace GRID N SAFE SELF [BODY|- [METHOD]]\n");
 	return 2;
 }
