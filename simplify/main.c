@@ -266,7 +266,8 @@ static void surface_of(struct surface *s, const struct grid *g,
 	struct error e;
 	if (surface_init(s, g, o->close_seams, &e))
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
-	s->weld = 2 * o->tol;
+	/* a sequence decides over all its frames (refine_frame) */
+	s->weld = twins_weldable(s, 2 * o->tol);
 	if (s->used_rest && !said) {
 		fprintf(stderr, "%s: %s: no 'x' channel: simplifying the "
 			"resampled surface ('rest')\n", progname, w->name);
@@ -340,6 +341,8 @@ static int untangle(const struct options *o, const struct where *w,
 /* ", N seam triangles" and what was left open, for the summary. */
 static void seam_summary(const struct zip_stats *zs)
 {
+	if (zs->welded)
+		fprintf(stderr, ", %d seam vertex pairs welded", zs->welded);
 	if (zs->strip + zs->holes)
 		fprintf(stderr, ", %d seam triangles", zs->strip + zs->holes);
 	if (zs->open_edges)
@@ -434,6 +437,7 @@ struct sequence {
 	struct zip_stats zip;
 	struct outfile pc2;
 	int nframes;
+	int weld;                  /* every frame's twins can be welded */
 	struct mesh_uv uv;         /* the mesh's corners' texture coordinates */
 	float (*split)[3];         /* a PLY's points, one per coordinate */
 };
@@ -472,6 +476,8 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 	struct qtree q;
 	surface_of(&s, g, w, sq->o);
 	same_layout(sq, &s, w);
+	if (s.weld < 0)
+		sq->weld = 0;
 	qtree_init(&q, s.w, s.h, sq->o->tol);
 	qtree_refine(&q, &s);
 	progress("%s: grid %d refined", w->name, w->grid);
@@ -498,6 +504,7 @@ static void check_frame(struct grid *g, const struct where *w, void *arg)
 	struct sequence *sq = arg;
 	struct surface s;
 	surface_of(&s, g, w, sq->o);
+	s.weld = sq->weld;
 	qtree_forget_checks(&sq->tree);
 	while (qtree_settle(&sq->tree, &s) > 0)
 		sq->changed = 1;
@@ -518,6 +525,7 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 	const struct options *o = sq->o;
 	struct surface s;
 	surface_of(&s, g, w, o);
+	s.weld = sq->weld;
 	long pairs = -1;
 	int npoints;
 	if (w->k == 0) {
@@ -555,7 +563,7 @@ static void write_frame(struct grid *g, const struct where *w, void *arg)
 static void simplify_sequence(const struct options *o, struct input *in,
 			      int n)
 {
-	struct sequence sq = {.o = o};
+	struct sequence sq = {.o = o, .weld = 1};
 	struct error e;
 	double t0 = now_seconds();
 	sq.nframes = each_grid(in, n, refine_frame, &sq);

@@ -162,5 +162,6 @@ void mesh_free(struct simple_mesh *m)
 	free(m->normal);
 	free(m->vtwin);
 	free(m->uv2);
+	free(m->twin_corner);
 	memset(m, 0, sizeof *m);
 }

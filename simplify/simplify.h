@@ -50,8 +50,8 @@ struct surface {
 				  triangles (and on seam vertices, when the
 				  seams are closed) */
 	size_t ncloth;         /* cloth vertices */
-	double weld;           /* twin seam vertices closer than this (m)
-				  are welded (weld.c); 0: none */
+	int weld;              /* weld the twin seam vertices (weld.c) when
+				  > 0 (twins_weldable's answer) */
 	int used_rest;         /* positions came from 'rest' (no 'x') */
 };
 
@@ -158,6 +158,9 @@ struct simple_mesh {
 	 * pattern position */
 	uint32_t *vtwin;
 	float (*uv2)[2];
+	/* the first nflagged triangles' corners that were a twin (bit c) */
+	uint8_t *twin_corner;
+	int nflagged;
 };
 
 /* The triangles of the finished tree q over surface s, with positions,
@@ -195,12 +198,16 @@ struct zip_stats {
 int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 		   struct zip_stats *st, struct error *e);
 
-/* Welds twin seam vertices (seam_twin: a seam of no length between grid
- * vertices) of mesh m into one vertex at their midpoint, and drops the
- * strip and hole triangles (after the first npanel) that joined them;
- * st's strip and hole counts follow, st->welded counts the pairs. */
+/* Whether the twin seam vertices of s (seam_twin: a seam of no length
+ * between grid vertices) can be welded: 1 when every pair is within
+ * `within` (m) and lies in a run of twins along its seam, -1 when some
+ * pair is not, 0 when there are none. */
+int twins_weldable(const struct surface *s, double within);
+/* With s->weld, welds the twin seam vertices of mesh m (its panels'
+ * triangles, before the seams are closed) into one vertex each, at
+ * their midpoint; st->welded counts the pairs. */
 void mesh_weld_twins(struct simple_mesh *m, const struct surface *s,
-		     int npanel, struct zip_stats *st);
+		     struct zip_stats *st);
 /* Welded vertex k's position and normal from the two grid vertices. */
 void mesh_weld_point(const struct simple_mesh *m, const struct surface *s,
 		     int k);

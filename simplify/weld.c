@@ -5,14 +5,19 @@
  * length (seam_twin): the two grid vertices are one point of the cloth,
  * and pleat-solve gives them one position.  A strip between them would
  * be triangles of no area, and two panels meeting along an edge that is
- * almost but not exactly shared cross each other by rounding.  So the
- * two output vertices become one, at their midpoint (no move at all on
- * a grid that pleat-solve wrote), and the strip's triangles that joined
- * them, now with a corner twice, go.  Twins further apart than twice
- * the tolerance (a grid whose seams were left open, say) keep their
- * strip, so that no vertex moves more than the tolerance.  The vertex
- * keeps both panels' pattern positions: each triangle's corner takes its
- * own panel's (an OBJ face corner's texture index). */
+ * almost but not exactly shared cross each other by rounding.  So before
+ * the strip is made (zip.c), the two output vertices become one, at
+ * their midpoint (no move at all on a grid that pleat-solve wrote), and
+ * the seam there needs no strip.  The vertex keeps both panels' pattern
+ * positions: each triangle's corner takes its own panel's (an OBJ face
+ * corner's texture index).
+ *
+ * The grid's twins are welded all or none (twins_weldable): none when a
+ * pair is further apart than twice the tolerance (a grid solved with its
+ * seams open, say), so that no vertex moves more than the tolerance, or
+ * when a twin lies next to a seam vertex whose seam has a length (a seam
+ * of no length for only part of its way), where a strip would have to
+ * start from a welded vertex.  The strip then joins them as any seam. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +52,45 @@ static double apart(const struct surface *s, uint32_t a, uint32_t b)
 	return sqrt(d);
 }
 
-/* One of every twin pair closer than s->weld: rep[k] is the vertex k is welded onto (k when
+/* Whether twin v's seam neighbours of its panel (8-neighbourhood) all
+ * have seams of no length too: a seam does not go on from v with a
+ * length (a corner's vertex, sewn to a corner that is not, may end it). */
+static int twin_run(const struct surface *s, size_t v)
+{
+	int i = (int)(v % (size_t)s->w), j = (int)(v / (size_t)s->w);
+	for (int dj = -1; dj <= 1; dj++)
+		for (int di = -1; di <= 1; di++) {
+			int a = i + di, b = j + dj;
+			if (a < 0 || b < 0 || a >= s->w || b >= s->h)
+				continue;
+			size_t q = (size_t)b * (size_t)s->w + (size_t)a;
+			if ((s->mask[q] & MASK_SEAM) &&
+			    (s->panel ? s->panel[q] == s->panel[v] : 1) &&
+			    !(s->seam[3 * q + 2] <= SEAM_TWIN_LENGTH * s->cell))
+				return 0;
+		}
+	return 1;
+}
+
+int twins_weldable(const struct surface *s, double within)
+{
+	size_t n = (size_t)s->w * (size_t)s->h;
+	int any = 0;
+	if (!s->seam)
+		return 0;
+	for (size_t v = 0; v < n; v++) {
+		size_t t = seam_twin(s->grid, s->mask, s->seam, v);
+		if (t == SIZE_MAX)
+			continue;
+		any = 1;
+		if (apart(s, (uint32_t)v, (uint32_t)t) > within ||
+		    !twin_run(s, v))
+			return -1;
+	}
+	return any;
+}
+
+/* One of every twin pair: rep[k] is the vertex k is welded onto (k when
  * none, the lower index of a pair otherwise); returns the pairs. */
 static int find_twins(const struct simple_mesh *m, const struct surface *s,
 		      int *rep)
@@ -55,12 +98,12 @@ static int find_twins(const struct simple_mesh *m, const struct surface *s,
 	int n = 0;
 	for (int k = 0; k < m->nverts; k++)
 		rep[k] = k;
-	if (!s->seam)
+	if (!s->seam || s->weld <= 0)
 		return 0;
 	for (int k = 0; k < m->nverts; k++) {
 		size_t t = seam_twin(s->grid, s->mask, s->seam, m->vgrid[k]);
 		int j = t == SIZE_MAX ? -1 : vertex_of(m, (uint32_t)t);
-		if (j > k && apart(s, m->vgrid[k], (uint32_t)t) <= s->weld) {
+		if (j > k) {
 			rep[j] = k;
 			n++;
 		}
@@ -81,8 +124,12 @@ static void weld_point(const struct surface *s, uint32_t a, uint32_t b,
 		normal[k] = na[k] + nb[k];
 		len += (double)normal[k] * normal[k];
 	}
-	for (int k = 0; k < 3 && len > 0; k++)
-		normal[k] = (float)(normal[k] / sqrt(len));
+	/* two sides folded back on each other: one side's normal */
+	if (len < 0.25)
+		memcpy(normal, na, sizeof na);
+	else
+		for (int k = 0; k < 3; k++)
+			normal[k] = (float)(normal[k] / sqrt(len));
 }
 
 void mesh_weld_point(const struct simple_mesh *m, const struct surface *s,
@@ -91,24 +138,26 @@ void mesh_weld_point(const struct simple_mesh *m, const struct surface *s,
 	weld_point(s, m->vgrid[k], m->vtwin[k], m->pos[k], m->normal[k]);
 }
 
-/* Triangles [from, to) of m mapped through index, those with a corner
- * twice dropped; returns how many are kept, written from `at` on. */
-static int keep_triangles(struct simple_mesh *m, const int *index, int from,
-			  int to, int at)
+/* The triangles mapped through index, each corner that was a twin
+ * flagged (bit c of m->twin_corner). */
+static void map_triangles(struct simple_mesh *m, const int *rep,
+			  const int *index)
 {
-	for (int t = from; t < to; t++) {
-		int c[3];
-		for (int k = 0; k < 3; k++)
-			c[k] = index[m->tris[t][k]];
-		if (c[0] == c[1] || c[1] == c[2] || c[2] == c[0])
-			continue;
-		memcpy(m->tris[at++], c, sizeof c);
+	m->twin_corner = xmalloc_array((size_t)m->ntris + 1,
+				       sizeof *m->twin_corner);
+	m->nflagged = m->ntris;
+	for (int t = 0; t < m->ntris; t++) {
+		m->twin_corner[t] = 0;
+		for (int c = 0; c < 3; c++) {
+			int k = m->tris[t][c];
+			m->twin_corner[t] |= (uint8_t)((rep[k] != k) << c);
+			m->tris[t][c] = index[k];
+		}
 	}
-	return at;
 }
 
 void mesh_weld_twins(struct simple_mesh *m, const struct surface *s,
-		     int npanel, struct zip_stats *st)
+		     struct zip_stats *st)
 {
 	int *rep = xmalloc_array((size_t)m->nverts + 1, sizeof *rep);
 	int pairs = find_twins(m, s, rep);
@@ -123,6 +172,7 @@ void mesh_weld_twins(struct simple_mesh *m, const struct surface *s,
 		index[k] = rep[k] == k ? nv++ : -1;
 	for (int k = 0; k < m->nverts; k++)
 		index[k] = index[rep[k]];
+	map_triangles(m, rep, index);
 	m->vtwin = xmalloc_array((size_t)nv + 1, sizeof *m->vtwin);
 	m->uv2 = xmalloc_array((size_t)nv + 1, sizeof *m->uv2);
 	for (int k = 0; k < nv; k++)
@@ -143,28 +193,23 @@ void mesh_weld_twins(struct simple_mesh *m, const struct surface *s,
 	for (int k = 0; k < nv; k++)
 		if (m->vtwin[k] != UINT32_MAX)
 			mesh_weld_point(m, s, k);
-	/* the panels', the strip's and the holes' triangles, in that order */
-	int strip_end = npanel + st->strip, end = m->ntris;
-	int a = keep_triangles(m, index, 0, npanel, 0);
-	int b = keep_triangles(m, index, npanel, strip_end, a);
-	int c = keep_triangles(m, index, strip_end, end, b);
-	st->strip = b - a;
-	st->holes = c - b;
 	st->welded = pairs;
-	m->ntris = c;
 	free(index);
 	free(rep);
 }
 
-/* The pattern position triangle t's corner c takes: a welded vertex's
- * own or its twin's, whichever is nearer the triangle's other corners
- * that are not welded (on a strip triangle, which panel does not
- * matter). */
+/* Whether triangle t's corner c takes its vertex's second pattern
+ * position, its twin's: where a panel's triangle had the twin as that
+ * corner; on a strip triangle (after them, made from welded vertices),
+ * the position nearer the triangle's other corners that are not
+ * welded, though there the panel does not matter. */
 static int second_uv(const struct simple_mesh *m, int t, int c)
 {
 	int k = m->tris[t][c];
 	if (!m->vtwin || m->vtwin[k] == UINT32_MAX)
 		return 0;
+	if (t < m->nflagged)
+		return m->twin_corner[t] >> c & 1;
 	double own = 0, twin = 0;
 	for (int d = 0; d < 3; d++) {
 		int j = m->tris[t][d];

@@ -748,7 +748,7 @@ int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,
 	struct chains cs;
 	struct tri_list strip = {0}, holes = {0};
 	memset(st, 0, sizeof *st);
-	mesh_weld_twins(m, s, m->ntris, st);
+	mesh_weld_twins(m, s, st);
 	seam_vertices(m, s, sv);
 	halves_build(&hs, (const int (*)[3])m->tris, m->ntris);
 	boundary_build(&b, &hs, (const int (*)[3])m->tris);

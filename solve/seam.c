@@ -37,7 +37,7 @@
 #include "util.h"
 
 /* A vertex's part in one link: +1 for the link's own vertex, -w_c for a
- * corner of its partner's stencil. */
+ * corner of its partner's stencil; in a bend, its coefficient. */
 struct seam_ref {
 	uint32_t vertex, link;
 	float coef;

@@ -80,7 +80,8 @@ struct seams {
 	size_t nbends;
 	struct seam_bend *bend;
 	float *r2;
-	float *force, *stretch;  /* per link, from the last update */
+	float *force, *stretch;  /* per link (force: then per bend), from
+				    the last update */
 	float *grad, *diag;      /* per touched vertex: gradient at the last
 				    update, and the Hessian's diagonal */
 };

@@ -168,6 +168,23 @@ skirt() {
 	[ "$(od -An -tu4 -j16 -N4 "$W/g.pc2" | tr -d ' ')" -eq "$nvt" ]
 	pleat-simplify -q -o "$W/h.obj" --pc2 "$W/h.pc2" "$W/g.grid"
 	[ "$(od -An -tu4 -j16 -N4 "$W/h.pc2" | tr -d ' ')" -eq "$nv" ]
+	# solved with the seams open, the twins are centimetres apart: none
+	# welded (a weld would move them more than the tolerance), the strip
+	# joins them; in a sequence with such a frame, none in any frame
+	pleat-resample -s 192 "$W/gathered.obj" | pleat-solve -q -n 16 --seam 0 > "$W/open.grid"
+	run pleat-simplify --tolerance 6 -o "$W/open.obj" "$W/open.grid"
+	echo "open: $output"
+	[[ $output != *welded* ]]
+	[ "$(grep -c '^v ' "$W/open.obj")" -eq "$(grep -c '^vt ' "$W/open.obj")" ]
+	run "$X" edges "$W/open.obj"
+	echo "edges: $output"
+	[[ $output == *" flipped 0 nonmanifold 0" ]]
+	run pleat-simplify -o "$W/seq.obj" --pc2 "$W/seq.pc2" "$W/g.grid" "$W/open.grid"
+	echo "sequence: $output"
+	[[ $output != *welded* ]]
+	nseq=$(grep -c '^v ' "$W/seq.obj")
+	[ "$nseq" -eq "$(grep -c '^vt ' "$W/seq.obj")" ]
+	[ "$(od -An -tu4 -j16 -N4 "$W/seq.pc2" | tr -d ' ')" -eq "$nseq" ]
 }
 
 @test "the checks see an open seam, a fold and a crossing" {
