@@ -466,7 +466,7 @@ static void report_verdict(const struct options *o, const struct listener *l,
 		fprintf(stderr, "energy still falling, about %.3g J (%.3g of "
 			"the gain so far) left to gain", c->gap, c->rel);
 	else
-		fprintf(stderr, "energy still falling and not yet slowing");
+		fprintf(stderr, "energy still falling, its rate not yet settled");
 	fprintf(stderr, "; try more iterations or a coarser start\n");
 }
 

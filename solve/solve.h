@@ -379,6 +379,7 @@ void gd_step(const struct problem *p, const float *x, float *out);
 struct converge {
 	double tolerance;
 	double e0, e, d;         /* first and last energy, last decrease */
+	double q;                /* last ratio of decreases, NAN: none */
 	double r0, r;            /* first and last residual */
 	double gap, rel;
 	int checks, met;         /* met: consecutive checks within tolerance */

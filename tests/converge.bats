@@ -70,13 +70,21 @@ setup() {
 	awk -v r="$r" 'BEGIN { exit !(r > 0 && r <= 1.5) }'
 }
 
+# The estimate is null (not known) until the ratio of decreases has
+# settled (converge.c): on this square it rises from 0.87 to 0.99 over
+# the first 200 iterations, settling now and then.
 @test "--stats: budget, relative residual and the energy still to gain on every check" {
-	pleat-solve -q "${HANG[@]}" -n 64 --stats "$W/s.json" -o "$W/t.grid" "$D/s8.grid"
-	[ "$(wc -l < "$W/s.json")" -eq 9 ]
-	head -1 "$W/s.json" | grep -q '"iteration": 0, "budget": 64, .*"relative_residual": 1, "energy_to_gain": null, "relative_energy_to_gain": null'
-	tail -1 "$W/s.json" | grep -q '"iteration": 64, "budget": 64, '
-	gap=$(tail -1 "$W/s.json" | sed -n 's/.*"energy_to_gain": \([^,]*\),.*/\1/p')
-	num "$gap"
+	pleat-solve -q "${HANG[@]}" -n 256 --stats "$W/s.json" -o "$W/t.grid" "$D/s8.grid"
+	[ "$(wc -l < "$W/s.json")" -eq 33 ]
+	head -1 "$W/s.json" | grep -q '"iteration": 0, "budget": 256, .*"relative_residual": 1, "energy_to_gain": null, "relative_energy_to_gain": null'
+	tail -1 "$W/s.json" | grep -q '"iteration": 256, "budget": 256, '
+	[ "$(grep -c '"energy_to_gain": ' "$W/s.json")" -eq 33 ]
+	known=0
+	while read -r gap; do
+		[ "$gap" = null ] || { num "$gap"; known=$((known + 1)); }
+	done < <(sed -n 's/.*"energy_to_gain": \([^,]*\),.*/\1/p' "$W/s.json")
+	echo "checks with an estimate: $known of 33"
+	[ "$known" -ge 8 ]
 }
 
 @test "--progress: iteration k/N, elapsed and remaining time" {
