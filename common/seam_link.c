@@ -55,6 +55,12 @@ int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
 	return used;
 }
 
+int seam_without_length(const struct grid *g, const float *seam, size_t v)
+{
+	float len = seam[3 * v + 2];
+	return len >= 0 && len <= SEAM_TWIN_LENGTH * g->cell;
+}
+
 /* The cloth vertex that seam vertex v's partner point lies on, or
  * SIZE_MAX (see seam_twin). */
 static size_t partner_vertex(const struct grid *g, const uint8_t *mask,
@@ -62,8 +68,7 @@ static size_t partner_vertex(const struct grid *g, const uint8_t *mask,
 {
 	const float *q = seam + 3 * v;
 	if ((mask[v] & (MASK_SEAM | MASK_INSIDE | MASK_GHOST)) !=
-	    (MASK_SEAM | MASK_INSIDE) ||
-	    !(q[2] >= 0 && q[2] <= SEAM_TWIN_LENGTH * g->cell))
+	    (MASK_SEAM | MASK_INSIDE) || !seam_without_length(g, seam, v))
 		return SIZE_MAX;
 	double gx = (q[0] - g->origin[0]) / g->cell;
 	double gy = (q[1] - g->origin[1]) / g->cell;

@@ -44,6 +44,9 @@ int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
 #define SEAM_TWIN_OFFSET 1e-4
 size_t seam_twin(const struct grid *g, const uint8_t *mask,
 		 const float *seam, size_t v);
+/* Whether vertex v's seam, in the grid's seam channel, has no length
+ * (below SEAM_TWIN_LENGTH cells). */
+int seam_without_length(const struct grid *g, const float *seam, size_t v);
 #ifdef __cplusplus
 }
 #endif

@@ -266,8 +266,6 @@ static void surface_of(struct surface *s, const struct grid *g,
 	struct error e;
 	if (surface_init(s, g, o->close_seams, &e))
 		die("%s: grid %d: %s", w->name, w->grid, e.msg);
-	/* a sequence decides over all its frames (refine_frame) */
-	s->weld = twins_weldable(s, 2 * o->tol);
 	if (s->used_rest && !said) {
 		fprintf(stderr, "%s: %s: no 'x' channel: simplifying the "
 			"resampled surface ('rest')\n", progname, w->name);
@@ -387,6 +385,7 @@ static void simplify_one(struct grid *g, const struct where *w, void *arg)
 		    w->grid);
 	double t0 = now_seconds(), t1, t2, t3;
 	surface_of(&s, g, w, o);
+	s.weld = twins_weldable(&s, 2 * o->tol);
 	qtree_init(&q, s.w, s.h, o->tol);
 	t1 = now_seconds();
 	qtree_refine(&q, &s);
@@ -476,7 +475,8 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 	struct qtree q;
 	surface_of(&s, g, w, sq->o);
 	same_layout(sq, &s, w);
-	if (s.weld < 0)
+	/* the twins are welded when every frame's can be */
+	if (twins_weldable(&s, 2 * sq->o->tol) < 0)
 		sq->weld = 0;
 	qtree_init(&q, s.w, s.h, sq->o->tol);
 	qtree_refine(&q, &s);

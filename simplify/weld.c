@@ -66,7 +66,7 @@ static int twin_run(const struct surface *s, size_t v)
 			size_t q = (size_t)b * (size_t)s->w + (size_t)a;
 			if ((s->mask[q] & MASK_SEAM) &&
 			    (s->panel ? s->panel[q] == s->panel[v] : 1) &&
-			    !(s->seam[3 * q + 2] <= SEAM_TWIN_LENGTH * s->cell))
+			    !seam_without_length(s->grid, s->seam, q))
 				return 0;
 		}
 	return 1;

@@ -92,6 +92,17 @@ static void raw_normals(struct bend_grid *b)
 	}
 }
 
+/* n made a unit vector; 0 when it has no length. */
+static int unit2(double n[2])
+{
+	double len = hypot(n[0], n[1]);
+	if (!(len > 0))
+		return 0;
+	n[0] /= len;
+	n[1] /= len;
+	return 1;
+}
+
 /* The outward normal at grid vertex v (a unit vector in grid units), the
  * raw normals of its panel's vertices within NORMAL_RADIUS averaged;
  * 0 when there are none. */
@@ -107,12 +118,7 @@ static int normal_at(const struct bend_grid *b, size_t v, double n[2])
 			n[0] += b->raw[q][0];
 			n[1] += b->raw[q][1];
 		}
-	double len = hypot(n[0], n[1]);
-	if (!(len > 0))
-		return 0;
-	n[0] /= len;
-	n[1] /= len;
-	return 1;
+	return unit2(n);
 }
 
 /* A bend's terms under construction: vertices and their coefficients. */
@@ -212,12 +218,7 @@ static int partner_side(const struct bend_grid *b, const struct seam_link *l,
 			*pb = panel_of(b, q);
 		}
 	}
-	double len = hypot(nb[0], nb[1]);
-	if (!(len > 0))
-		return 0;
-	nb[0] /= len;
-	nb[1] /= len;
-	return 1;
+	return unit2(nb);
 }
 
 /* The two bends of link l (seam vertex, partner corners and weights,
