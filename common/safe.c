@@ -6,10 +6,11 @@
  * each other.  Each pair of triangles is measured once (by the lower
  * index): the corners of each against the other triangle, and the
  * edges of each against the other's, skipping primitives that share a
- * vertex or are sewn together.  Every distance lowers the nearest distance of all the
- * vertices of its two primitives, an atomic minimum on the float's bits
- * (non-negative floats order as their bits do), so the result does not
- * depend on the order or the thread count. */
+ * vertex (twins, one point of the cloth, count as one) and those whose
+ * vertices are all tangled.  Every distance lowers the nearest distance
+ * of all the vertices of its two primitives, an atomic minimum on the
+ * float's bits (non-negative floats order as their bits do), so the
+ * result does not depend on the order or the thread count. */
 #include "safe.h"
 
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "closest.h"
 #include "progress.h"
 #include "proximity.h"
+#include "seam_link.h"
 
 /* The triangles' boxes from the current positions, and the same grown by
  * half the reach, hashed. */
@@ -83,9 +85,14 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 		return -1;
 	s->n = grid_vertices(g);
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
-	s->site = xmalloc_array(s->n, sizeof *s->site);
-	collide_sites(g, mask, panel, seam, s->site);
+	s->twin = xmalloc_array(s->n, sizeof *s->twin);
+	for (size_t v = 0; v < s->n; v++) {
+		size_t t = seam && (mask[v] & MASK_SEAM) ?
+			   seam_twin(g, mask, seam, v) : SIZE_MAX;
+		s->twin[v] = (uint32_t)(t == SIZE_MAX ? v : t);
+	}
 	s->own = owners(s->tri, s->ntri, s->n);
+	s->tangled = xcalloc(s->n, 1);
 	s->reach = SAFE_REACH * g->cell;
 	s->x0 = xmalloc_array(s->n, 3 * sizeof(float));
 	s->bound = xmalloc_array(s->n, sizeof(float));
@@ -106,7 +113,8 @@ void safe_free(struct safe *s)
 	}
 	free(s->tri);
 	free(s->own);
-	free(s->site);
+	free(s->twin);
+	free(s->tangled);
 	free(s->x0);
 	free(s->bound);
 	free(s->nearest);
@@ -161,20 +169,35 @@ static void lower(struct safe *s, uint32_t v, double d)
 		;
 }
 
-/* Whether vertices a and b are sewn together (collide.h's seam rule). */
-static int sewn(const struct safe *s, uint32_t a, uint32_t b)
+/* Whether vertices a and b are one point of the cloth: the same vertex,
+ * or twins. */
+static int one_point(const struct safe *s, uint32_t a, uint32_t b)
 {
-	return collide_near_partner(&s->site[a], &s->site[b]) ||
-	       collide_near_partner(&s->site[b], &s->site[a]);
+	return a == b || s->twin[a] == b;
 }
 
-/* Whether vertex v is a corner of triangle u or sewn to one. */
+/* Whether vertex v is a corner of triangle u (or a corner's twin), or
+ * it and u's corners are all tangled. */
 static int touches(const struct safe *s, uint32_t v, const uint32_t *u)
 {
 	for (int c = 0; c < 3; c++)
-		if (v == u[c] || sewn(s, v, u[c]))
+		if (one_point(s, v, u[c]))
 			return 1;
-	return 0;
+	return s->tangled[v] && s->tangled[u[0]] && s->tangled[u[1]] &&
+	       s->tangled[u[2]];
+}
+
+/* Whether edges e and f share an end (or twins), or their ends are all
+ * tangled. */
+static int edges_touch(const struct safe *s, const uint32_t *e,
+		       const uint32_t *f)
+{
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (one_point(s, e[i], f[j]))
+				return 1;
+	return s->tangled[e[0]] && s->tangled[e[1]] && s->tangled[f[0]] &&
+	       s->tangled[f[1]];
 }
 
 static void load(const float *x, uint32_t v, double *p)
@@ -261,10 +284,7 @@ static size_t edges_to_edges(struct safe *s, const float *x,
 			for (int k = 0; k < 3; k++)
 				skip |= be[k] - bf[3 + k] >= s->reach ||
 					bf[k] - be[3 + k] >= s->reach;
-			for (int i = 0; i < 2 && !skip; i++)
-				for (int j = 0; j < 2; j++)
-					skip |= e[i] == f[j] || sewn(s, e[i], f[j]);
-			if (skip)
+			if (skip || edges_touch(s, e, f))
 				continue;
 			double d2 = segments_distance2(p0, p1, q0, q1);
 			if (!(d2 < r2))
@@ -307,9 +327,43 @@ static size_t measure_triangle(struct safe *s, const float *x, size_t t)
 			     (uint32_t)t + 1, measure_pair, &me);
 }
 
+/* The tangled vertices at x: the corners of every pair of triangles
+ * that intersect (sharing a corner or none).  Not looked for once a
+ * measurement found none: the bounds keep it so. */
+static void find_tangles(struct safe *s, const float *x)
+{
+	if (s->tangle_free)
+		return;
+	/* twins as one vertex, at one position, as the output has them:
+	 * apart by rounding, their triangles would cross */
+	float *xc = xmalloc_array(s->n, 3 * sizeof(float));
+	uint32_t *tc = xmalloc_array(s->ntri ? 3 * s->ntri : 1, sizeof *tc);
+	for (size_t v = 0; v < s->n; v++) {
+		uint32_t one = s->twin[v] < v ? s->twin[v] : (uint32_t)v;
+		memcpy(xc + 3 * v, x + 3 * (size_t)one, 3 * sizeof(float));
+	}
+	for (size_t k = 0; k < 3 * s->ntri; k++)
+		tc[k] = s->twin[s->tri[k]] < s->tri[k] ? s->twin[s->tri[k]] :
+			s->tri[k];
+	uint32_t *pairs;
+	size_t np = count_all_intersections(xc, tc, s->ntri, &pairs);
+	free(xc);
+	free(tc);
+	memset(s->tangled, 0, s->n);
+	for (size_t q = 0; q < 2 * np; q++)
+		for (int c = 0; c < 3; c++)
+			s->tangled[s->tri[3 * (size_t)pairs[q] + (size_t)c]] = 1;
+	free(pairs);
+	if (s->stats.updates == 0)
+		s->stats.tangles_start = np;
+	s->stats.tangles = np;
+	s->tangle_free = np == 0;
+}
+
 void safe_update(struct safe *s, const float *x)
 {
 	double t0 = now_seconds();
+	find_tangles(s, x);
 	float far = (float)s->reach;
 	uint32_t far_bits;
 	memcpy(&far_bits, &far, sizeof far_bits);

@@ -22,12 +22,25 @@
  * when vertices need the room (safe_step_done) and after the step
  * control went back to an earlier iterate.
  *
- * Not measured: pairs across a seam within COLLIDE_SEAM_RING cells of
- * the partner (collide.h), which the seam energy sews together: their
- * distance is about 0 by construction, and bounding by it would freeze
- * every seam.  Intersections present at x0 stay: undoing one passes
- * through a contact the bounds forbid (a vertex touching a triangle at
- * x0, at distance 0, does not move at all).
+ * Seams: the two sides of a seam are measured like any other pair, so
+ * neither side passes through the other, however the seam folds.  Only
+ * twins (seam_link.h: a seam of no length, two vertices that are one
+ * point of the cloth) count as one vertex, as the corners of a triangle
+ * do: their distance is 0 by construction, and bounding by it would
+ * freeze the seam.  A vertex sewn at a short length lies that close to
+ * the other side's triangles, so it and they move by little at a time.
+ *
+ * Tangles: bounds measured where triangles already intersect would hold
+ * the intersection as it is (undoing it passes through a contact the
+ * bounds forbid; a vertex touching a triangle at distance 0 would not
+ * move at all).  A start made by upsampling or transfer can have a few,
+ * pleat-initialize's at a seam.  So a pair whose vertices are all
+ * corners of intersecting triangles (tangled, twins taken as one point)
+ * is not measured: the tangle is free to come apart, and only a contact
+ * of tangled vertices alone can make a new intersection; a contact with
+ * an untangled vertex in it cannot happen.  The tangled vertices are
+ * found again at every measurement, until there are none; from then on
+ * none can appear, and the search for them stops.
  */
 #ifndef PLEAT_SAFE_H
 #define PLEAT_SAFE_H
@@ -35,7 +48,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collide.h"
 #include "grid.h"
 #include "safe_hd.h"
 #include "util.h"
@@ -44,6 +56,9 @@ struct safe_stats {
 	size_t updates;          /* times the bounds were measured */
 	size_t clamped;          /* vertex moves pulled back, all iterations */
 	size_t pairs;            /* primitive pairs within reach, last update */
+	size_t tangles_start;    /* intersecting triangle pairs at the first
+				    update, and at the last */
+	size_t tangles;
 	double seconds;          /* measuring the bounds */
 };
 
@@ -55,7 +70,13 @@ struct safe {
 				    edges (bits 3-5, edge k from corner k to
 				    k + 1) a triangle measures: those it is
 				    the first triangle of */
-	struct collide_site *site;   /* the seam rule's */
+	uint8_t *tangled;        /* n: a corner of a triangle that intersects
+				    another at x0 */
+	int tangle_free;         /* no intersecting pair at the last update:
+				    none can appear, no need to look */
+	uint32_t *twin;          /* n: the vertex that v is one point of the
+				    cloth with (seam_link.h: seam_twin), or
+				    v itself */
 	double reach;            /* r, metres */
 	float *x0;               /* n x 3: where the bounds were measured */
 	float *bound;            /* n: metres */

@@ -435,6 +435,10 @@ static void report_collisions(const struct listener *l,
 			"held back", p->plane || p->prox ? ";" : "",
 			p->safe->stats.updates, p->safe->stats.seconds,
 			p->safe->stats.clamped);
+	if (p->safe && p->safe->stats.tangles_start)
+		fprintf(stderr, "; %zu intersecting triangle pairs at the start "
+			"left free to come apart, %zu at the last bound update",
+			p->safe->stats.tangles_start, p->safe->stats.tangles);
 	fputc('\n', stderr);
 }
 

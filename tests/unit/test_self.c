@@ -14,10 +14,13 @@
  *        positions against a brute-force search over every vertex and
  *        triangle and every pair of edges of its cloth: each vertex's
  *        bound must be SAFE_GAMMA times the smallest distance of the
- *        primitives it belongs to that share no vertex and are not sewn
- *        (at most the reach), to a float's rounding.  Prints "vertices N
- *        pairs P bounded B wrong W" (B: bounds below gamma times the
- *        reach) and exits 1 when W > 0.
+ *        primitives it belongs to that share no vertex (twins, one point
+ *        of the cloth, count as one) and are not all tangled (corners of
+ *        triangles that cross, found over every pair of triangles), at
+ *        most the reach, to a float's rounding.  Prints "vertices N
+ *        tangles T pairs P bounded B wrong W" (T: pairs of triangles
+ *        that cross, as safe.c's count must be; B: bounds below gamma
+ *        times the reach) and exits 1 when W > 0.
  *
  *   test_self slivers N    closest_on_triangle on N needle-thin
  *        triangles: never farther than the nearest edge
@@ -41,6 +44,7 @@
 #include "proximity.h"
 #include "rng.h"
 #include "safe.h"
+#include "seam_link.h"
 
 static void fail(const char *msg)
 {
@@ -100,10 +104,70 @@ static int far(const char *path)
 
 /* ---- safe --------------------------------------------------------------- */
 
-static int sewn_pair(const struct collide_site *site, uint32_t a, uint32_t b)
+/* Twins (seam_link.h), one point of the cloth, count as one vertex. */
+static int one_point(const size_t *twin, uint32_t a, uint32_t b)
 {
-	return collide_near_partner(&site[a], &site[b]) ||
-	       collide_near_partner(&site[b], &site[a]);
+	return a == b || twin[a] == b || twin[b] == a;
+}
+
+/* Whether the vertices are all tangled: pairs of them are not measured. */
+static int all_tangled(const uint8_t *tangled, const uint32_t *v, int nv)
+{
+	for (int k = 0; k < nv; k++)
+		if (!tangled[v[k]])
+			return 0;
+	return 1;
+}
+
+/* The corners of every pair of triangles that cross (triangles_cross:
+ * sharing one corner or none), over all pairs with overlapping boxes,
+ * each twin pair made one vertex at the lower index's position.
+ * Returns the pairs. */
+static size_t brute_tangles(const float *x, const size_t *twin,
+			    const uint32_t *tri, size_t nt, size_t n,
+			    uint8_t *tangled)
+{
+	float *xc = malloc(3 * n * sizeof *xc);
+	uint32_t *tc = malloc((3 * nt + 1) * sizeof *tc);
+	float *box = malloc((6 * nt + 1) * sizeof *box);
+	for (size_t v = 0; v < n; v++) {
+		size_t one = twin[v] < v ? twin[v] : v;
+		for (int k = 0; k < 3; k++)
+			xc[3 * v + (size_t)k] = x[3 * one + (size_t)k];
+	}
+	for (size_t k = 0; k < 3 * nt; k++)
+		tc[k] = twin[tri[k]] < tri[k] ? (uint32_t)twin[tri[k]] : tri[k];
+	for (size_t t = 0; t < nt; t++)
+		for (int k = 0; k < 3; k++) {
+			float lo = INFINITY, hi = -INFINITY;
+			for (int c = 0; c < 3; c++) {
+				float p = xc[3 * (size_t)tc[3 * t + (size_t)c] + (size_t)k];
+				lo = p < lo ? p : lo;
+				hi = p > hi ? p : hi;
+			}
+			box[6 * t + (size_t)k] = lo;
+			box[6 * t + 3 + (size_t)k] = hi;
+		}
+	memset(tangled, 0, n);
+	size_t pairs = 0;
+	for (size_t t = 0; t < nt; t++)
+		for (size_t u = t + 1; u < nt; u++) {
+			int apart = 0;
+			for (int k = 0; k < 3; k++)
+				apart |= box[6 * t + (size_t)k] > box[6 * u + 3 + (size_t)k] ||
+					 box[6 * u + (size_t)k] > box[6 * t + 3 + (size_t)k];
+			if (apart || !triangles_cross(xc, tc + 3 * t, tc + 3 * u))
+				continue;
+			for (int c = 0; c < 3; c++) {
+				tangled[tri[3 * t + (size_t)c]] = 1;
+				tangled[tri[3 * u + (size_t)c]] = 1;
+			}
+			pairs++;
+		}
+	free(xc);
+	free(tc);
+	free(box);
+	return pairs;
 }
 
 static void at(const float *x, uint32_t v, double *p)
@@ -121,7 +185,8 @@ static void lower_to(double *near, const uint32_t *v, int nv, double d)
 
 /* Every corner of a triangle against every triangle it is not a corner
  * of (a vertex of no triangle is in no intersection). */
-static size_t brute_vertices(const float *x, const struct collide_site *site,
+static size_t brute_vertices(const float *x, const size_t *twin,
+			     const uint8_t *tangled,
 			     const uint32_t *tri, size_t nt, size_t n,
 			     double reach, double *near)
 {
@@ -138,8 +203,9 @@ static size_t brute_vertices(const float *x, const struct collide_site *site,
 			const uint32_t *c = tri + 3 * u;
 			int skip = 0;
 			for (int k = 0; k < 3; k++)
-				skip |= c[k] == v || sewn_pair(site, (uint32_t)v, c[k]);
-			if (skip)
+				skip |= one_point(twin, (uint32_t)v, c[k]);
+			uint32_t all[4] = {(uint32_t)v, c[0], c[1], c[2]};
+			if (skip || all_tangled(tangled, all, 4))
 				continue;
 			for (int k = 0; k < 3; k++)
 				at(x, c[k], t + 3 * k);
@@ -154,7 +220,6 @@ static size_t brute_vertices(const float *x, const struct collide_site *site,
 			double d = sqrt(d2);
 			if (d >= reach)
 				continue;
-			uint32_t all[4] = {(uint32_t)v, c[0], c[1], c[2]};
 			lower_to(near, all, 4, d);
 			pairs++;
 		}
@@ -184,7 +249,8 @@ static size_t edges_of(const uint32_t *tri, size_t nt, uint32_t **out)
 	return ne;
 }
 
-static size_t brute_edges(const float *x, const struct collide_site *site,
+static size_t brute_edges(const float *x, const size_t *twin,
+			  const uint8_t *tangled,
 			  const uint32_t *e, size_t ne, double reach,
 			  double *near)
 {
@@ -195,8 +261,9 @@ static size_t brute_edges(const float *x, const struct collide_site *site,
 			int skip = 0;
 			for (int i = 0; i < 2; i++)
 				for (int j = 0; j < 2; j++)
-					skip |= f[i] == g[j] || sewn_pair(site, f[i], g[j]);
-			if (skip)
+					skip |= one_point(twin, f[i], g[j]);
+			uint32_t all[4] = {f[0], f[1], g[0], g[1]};
+			if (skip || all_tangled(tangled, all, 4))
 				continue;
 			double p0[3], p1[3], q0[3], q1[3];
 			at(x, f[0], p0);
@@ -206,11 +273,22 @@ static size_t brute_edges(const float *x, const struct collide_site *site,
 			double d = sqrt(segments_distance2(p0, p1, q0, q1));
 			if (d >= reach)
 				continue;
-			uint32_t all[4] = {f[0], f[1], g[0], g[1]};
 			lower_to(near, all, 4, d);
 			pairs++;
 		}
 	return pairs;
+}
+
+/* Each vertex's twin, SIZE_MAX for none. */
+static size_t *twins_of(const struct grid *g)
+{
+	size_t n = grid_vertices(g);
+	size_t *twin = malloc(n * sizeof *twin);
+	const struct grid_channel *m = grid_find(g, "mask"), *s = grid_find(g, "seam");
+	for (size_t v = 0; v < n; v++)
+		twin[v] = s && (((const uint8_t *)m->data)[v] & MASK_SEAM) ?
+			  seam_twin(g, m->data, s->data, v) : SIZE_MAX;
+	return twin;
 }
 
 static int safe_check(const char *path)
@@ -228,9 +306,13 @@ static int safe_check(const char *path)
 		near[v] = sf.reach;
 	uint32_t *edges;
 	size_t ne = edges_of(sf.tri, sf.ntri, &edges);
-	size_t pairs = brute_vertices(x->data, sf.site, sf.tri, sf.ntri, n,
-				      sf.reach, near) +
-		       brute_edges(x->data, sf.site, edges, ne, sf.reach, near);
+	size_t *twin = twins_of(&g);
+	uint8_t *tangled = malloc(n);
+	size_t tangles = brute_tangles(x->data, twin, sf.tri, sf.ntri, n, tangled);
+	size_t pairs = brute_vertices(x->data, twin, tangled, sf.tri, sf.ntri,
+				      n, sf.reach, near) +
+		       brute_edges(x->data, twin, tangled, edges, ne, sf.reach,
+				   near);
 	size_t wrong = 0, bounded = 0;
 	for (size_t v = 0; v < n; v++) {
 		double want = SAFE_GAMMA * near[v], got = sf.bound[v];
@@ -243,10 +325,17 @@ static int safe_check(const char *path)
 			wrong++;
 		}
 	}
-	printf("vertices %zu pairs %zu bounded %zu wrong %zu\n", n, pairs,
-	       bounded, wrong);
+	if (tangles != sf.stats.tangles) {
+		fprintf(stderr, "intersecting pairs %zu, brute force %zu\n",
+			sf.stats.tangles, tangles);
+		wrong++;
+	}
+	printf("vertices %zu tangles %zu pairs %zu bounded %zu wrong %zu\n", n,
+	       tangles, pairs, bounded, wrong);
 	free(near);
 	free(edges);
+	free(twin);
+	free(tangled);
 	safe_free(&sf);
 	grid_free(&g);
 	return wrong > 0;

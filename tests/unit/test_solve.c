@@ -703,7 +703,7 @@ struct trace {
 };
 
 /* Whether a corner of triangle a is sewn to a corner of b (collide.h's
- * seam rule), which --safe leaves to the seams. */
+ * seam rule): pleat-collide's class "across a seam", counted apart. */
 static int sewn_triangles(const struct collide_site *site, const uint32_t *a,
 			  const uint32_t *b)
 {
