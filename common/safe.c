@@ -334,8 +334,9 @@ static void find_tangles(struct safe *s, const float *x)
 {
 	if (s->tangle_free)
 		return;
-	/* twins as one vertex, at one position, as the output has them:
-	 * apart by rounding, their triangles would cross */
+	/* twins as one vertex, at the lower index's position: the springs
+	 * leave them micrometres apart, and their triangles would cross by
+	 * rounding (the output joins them) */
 	float *xc = xmalloc_array(s->n, 3 * sizeof(float));
 	uint32_t *tc = xmalloc_array(s->ntri ? 3 * s->ntri : 1, sizeof *tc);
 	for (size_t v = 0; v < s->n; v++) {
@@ -351,8 +352,10 @@ static void find_tangles(struct safe *s, const float *x)
 	free(tc);
 	memset(s->tangled, 0, s->n);
 	for (size_t q = 0; q < 2 * np; q++)
-		for (int c = 0; c < 3; c++)
-			s->tangled[s->tri[3 * (size_t)pairs[q] + (size_t)c]] = 1;
+		for (int c = 0; c < 3; c++) {
+			uint32_t v = s->tri[3 * (size_t)pairs[q] + (size_t)c];
+			s->tangled[v] = s->tangled[s->twin[v]] = 1;
+		}
 	free(pairs);
 	if (s->stats.updates == 0)
 		s->stats.tangles_start = np;
@@ -387,6 +390,14 @@ void safe_update(struct safe *s, const float *x)
 	s->stats.updates++;
 	s->stats.pairs = pairs;
 	s->stats.seconds += now_seconds() - t0;
+}
+
+void safe_restored(struct safe *s)
+{
+	s->due = 1;
+	/* the earlier iterate may still have had the tangle that a later
+	 * measurement found gone */
+	s->tangle_free = 0;
 }
 
 void safe_clamp(struct safe *s, const uint8_t *mov, float *x)

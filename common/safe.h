@@ -14,7 +14,7 @@
  * convex combination of corners that each move that little), so the
  * pair's distance shrinks by at most 2 gamma d < d.  A mesh free of
  * intersections at x0 is then free of them at every position within the
- * bounds.  This is the conservative bound of vertex block descent and
+ * bounds (but for the twins and tangles below).  This is the conservative bound of vertex block descent and
  * offset geometric contact (Chen et al. 2024, 2025), applied to the
  * solver's iterates: after each outer iteration every moving vertex is
  * pulled back towards x0 until it is within its bound, and the bounds
@@ -26,9 +26,12 @@
  * neither side passes through the other, however the seam folds.  Only
  * twins (seam_link.h: a seam of no length, two vertices that are one
  * point of the cloth) count as one vertex, as the corners of a triangle
- * do: their distance is 0 by construction, and bounding by it would
- * freeze the seam.  A vertex sewn at a short length lies that close to
- * the other side's triangles, so it and they move by little at a time.
+ * do: the seam springs hold them micrometres apart, and bounding by that
+ * would freeze the seam.  The guarantee then holds up to that distance:
+ * a vertex could pass through a triangle that has its twin for a corner
+ * only as far as the twins are apart.  A vertex sewn at a short length
+ * lies that close to the other side's triangles, so it and they move by
+ * little at a time: a seam of a few micrometres nearly freezes.
  *
  * Tangles: bounds measured where triangles already intersect would hold
  * the intersection as it is (undoing it passes through a contact the
@@ -36,11 +39,13 @@
  * move at all).  A start made by upsampling or transfer can have a few,
  * pleat-initialize's at a seam.  So a pair whose vertices are all
  * corners of intersecting triangles (tangled, twins taken as one point)
- * is not measured: the tangle is free to come apart, and only a contact
- * of tangled vertices alone can make a new intersection; a contact with
- * an untangled vertex in it cannot happen.  The tangled vertices are
- * found again at every measurement, until there are none; from then on
- * none can appear, and the search for them stops.
+ * is not measured: the tangle is not held by its own pairs (untangled
+ * cloth near it still bounds its corners), and only a contact of tangled
+ * vertices alone can make a new intersection; a contact with an
+ * untangled vertex in it cannot happen.  The tangled vertices are found
+ * again at every measurement, until there are none; from then on none
+ * can appear and the search stops, until the solver goes back to an
+ * earlier iterate (safe_restored).
  */
 #ifndef PLEAT_SAFE_H
 #define PLEAT_SAFE_H
@@ -56,9 +61,9 @@ struct safe_stats {
 	size_t updates;          /* times the bounds were measured */
 	size_t clamped;          /* vertex moves pulled back, all iterations */
 	size_t pairs;            /* primitive pairs within reach, last update */
-	size_t tangles_start;    /* intersecting triangle pairs at the first
-				    update, and at the last */
-	size_t tangles;
+	size_t tangles_start;    /* intersecting triangle pairs (twins as one
+				    point) at the first update */
+	size_t tangles;          /* the same at the last search for them */
 	double seconds;          /* measuring the bounds */
 };
 
@@ -108,6 +113,10 @@ void safe_update(struct safe *s, const float *x);
  * SAFE_EVERY steps have passed since the last measurement. */
 #define SAFE_MANY 1000
 #define SAFE_EVERY 8
+
+/* The solver went back to an earlier iterate: the bounds are due, and
+ * the tangles are looked for again. */
+void safe_restored(struct safe *s);
 
 /* Every vertex with mov[v] pulled back within its bound, then
  * safe_step_done. */

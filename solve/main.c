@@ -437,7 +437,7 @@ static void report_collisions(const struct listener *l,
 			p->safe->stats.clamped);
 	if (p->safe && p->safe->stats.tangles_start)
 		fprintf(stderr, "; %zu intersecting triangle pairs at the start "
-			"left free to come apart, %zu at the last bound update",
+			"left free to come apart, %zu at the last search",
 			p->safe->stats.tangles_start, p->safe->stats.tangles);
 	fputc('\n', stderr);
 }

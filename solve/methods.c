@@ -242,7 +242,7 @@ static int backend_restore(struct problem *p, const struct solve_device *dev,
 {
 	/* the bounds were measured at a later iterate */
 	if (p->safe)
-		p->safe->due = 1;
+		safe_restored(p->safe);
 	if (dev)
 		return dev->restore(dev->s, why, n);
 	memcpy(p->x, p->good, p->n * 3 * sizeof(float));

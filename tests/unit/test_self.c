@@ -120,9 +120,11 @@ static int all_tangled(const uint8_t *tangled, const uint32_t *v, int nv)
 }
 
 /* The corners of every pair of triangles that cross (triangles_cross:
- * sharing one corner or none), over all pairs with overlapping boxes,
- * each twin pair made one vertex at the lower index's position.
- * Returns the pairs. */
+ * sharing one corner or none), and their twins, over all pairs with
+ * overlapping boxes, each twin pair made one vertex at the lower index's
+ * position.  Returns the pairs.  Independent of safe.c's search (a hash
+ * of boxes, count_all_intersections); it shares with it the crossing
+ * predicate, the triangles and the definition of twins. */
 static size_t brute_tangles(const float *x, const size_t *twin,
 			    const uint32_t *tri, size_t nt, size_t n,
 			    uint8_t *tangled)
@@ -159,8 +161,12 @@ static size_t brute_tangles(const float *x, const size_t *twin,
 			if (apart || !triangles_cross(xc, tc + 3 * t, tc + 3 * u))
 				continue;
 			for (int c = 0; c < 3; c++) {
-				tangled[tri[3 * t + (size_t)c]] = 1;
-				tangled[tri[3 * u + (size_t)c]] = 1;
+				uint32_t a = tri[3 * t + (size_t)c], b = tri[3 * u + (size_t)c];
+				tangled[a] = tangled[b] = 1;
+				if (twin[a] != SIZE_MAX)
+					tangled[twin[a]] = 1;
+				if (twin[b] != SIZE_MAX)
+					tangled[twin[b]] = 1;
 			}
 			pairs++;
 		}
