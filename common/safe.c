@@ -98,6 +98,7 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 	s->bound = xmalloc_array(s->n, sizeof(float));
 	s->nearest = xmalloc_array(s->n, sizeof(uint32_t));
 	s->hash = xcalloc(1, sizeof *s->hash);
+	s->wait = 1;
 	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
 	s->hash->grown = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
 	s->due = 1;
@@ -363,6 +364,19 @@ static void find_tangles(struct safe *s, const float *x)
 	s->tangle_free = np == 0;
 }
 
+/* The wait before vertices beyond half their bound call for the next
+ * measurement (safe.h): doubled, up to SAFE_EVERY, when this one gave
+ * fewer than one in SAFE_ROOMIER of the tight vertices twice the room
+ * (held by a short seam, a tangle's edge or a fold they keep coming back
+ * to, measuring again does not free them), else 1. */
+static void back_off(struct safe *s, size_t tight, size_t roomier)
+{
+	if (s->pressed || tight == 0 || roomier * SAFE_ROOMIER >= tight)
+		s->wait = 1;
+	else
+		s->wait = s->wait * 2 < SAFE_EVERY ? s->wait * 2 : SAFE_EVERY;
+}
+
 void safe_update(struct safe *s, const float *x)
 {
 	double t0 = now_seconds();
@@ -378,11 +392,18 @@ void safe_update(struct safe *s, const float *x)
 	for (long t = 0; t < (long)s->ntri; t++)
 		pairs += measure_triangle(s, x, (size_t)t);
 	boxhash_free(&s->hash->H);
+	size_t tight = 0, roomier = 0;
+	float small = (float)(SAFE_TIGHT * SAFE_GAMMA) * far;
 	for (size_t v = 0; v < s->n; v++) {
-		float d;
+		float d, old = s->bound[v];
 		memcpy(&d, &s->nearest[v], sizeof d);
 		s->bound[v] = (float)SAFE_GAMMA * d;
+		if (s->stats.updates > 0 && old < small) {
+			tight++;
+			roomier += s->bound[v] >= 2.0f * old;
+		}
 	}
+	back_off(s, tight, roomier);
 	if (x != s->x0)
 		memcpy(s->x0, x, s->n * 3 * sizeof(float));
 	s->due = 0;
@@ -418,7 +439,7 @@ void safe_step_done(struct safe *s, size_t over, size_t clamped)
 {
 	s->stats.clamped += clamped;
 	s->steps++;
-	if (over > s->nmoving / SAFE_MANY + 1 ||
+	if ((over > s->nmoving / SAFE_MANY + 1 && s->steps >= s->wait) ||
 	    (clamped && s->steps >= SAFE_EVERY))
 		s->due = 1;
 }

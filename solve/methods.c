@@ -169,8 +169,10 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 		k->residual = sqrt(out[1]);
 		k->noise = out[2];
 	}
-	if (behind)
+	if (behind) {
 		k->violation = problem_violation(p, dev ? p->next : p->x);
+		p->safe->pressed = k->violation > 0;
+	}
 	return 0;
 }
 

@@ -253,7 +253,7 @@ pairs() {
 # (1 pair, twins taken as one point).  Bounds measured there would hold
 # the crossing as it is; --safe leaves the tangled vertices free among
 # themselves, so it comes apart, and keeps every other pair from closing
-# (a rule that left the sides of a seam unmeasured ended with 14).
+# (a rule that left the sides of a seam unmeasured ended with 16).
 @test "--safe from a tangled start: the crossing comes apart, none left at the end" {
 	"$ROOT/examples/make-gathered-skirt" > "$W/skirt.obj"
 	"$ROOT/examples/make-hips" > "$W/hips.obj"
@@ -261,13 +261,18 @@ pairs() {
 		pleat-solve -q --body "$W/hips.obj" --self -n 512 > "$W/192.grid"
 	pleat-resample -s 384 "$W/skirt.obj" |
 		pleat-initialize -q -u "$W/192.grid" > "$W/start.grid"
-	run --separate-stderr pleat-solve -n 32 --body "$W/hips.obj" --self --safe \
+	run --separate-stderr pleat-solve -n 128 --body "$W/hips.obj" --self --safe \
 		-o "$W/out.grid" "$W/start.grid"
 	[ "$status" -eq 0 ]
 	echo "# $stderr" >&3
 	[[ "$stderr" =~ \ ([0-9]+)\ intersecting\ triangle\ pairs\ at\ the\ start\ left\ free\ to\ come\ apart ]]
 	local start=${BASH_REMATCH[1]}
 	[ "$start" -gt 0 ]
+	# near the seams, sewn at a fraction of a cell, measuring again frees
+	# nothing: the measurements back off (115 in the 128 iterations
+	# without that)
+	[[ "$stderr" =~ safe:\ ([0-9]+)\ bound\ updates ]]
+	[ "${BASH_REMATCH[1]}" -lt 64 ]
 	run pleat-collide "$W/out.grid"
 	echo "# $output" >&3
 	[[ "$output" == *" 0 intersecting triangle pairs "* ]]
