@@ -75,6 +75,18 @@ static uint8_t *owners(const uint32_t *tri, size_t ntri, size_t n)
 	return own;
 }
 
+/* The triangles with each twin pair made one vertex, the lower index:
+ * what the search for tangles counts on. */
+static uint32_t *one_point_triangles(const struct safe *s)
+{
+	uint32_t *t = xmalloc_array(s->ntri ? 3 * s->ntri : 1, sizeof *t);
+	for (size_t k = 0; k < 3 * s->ntri; k++) {
+		uint32_t v = s->tri[k];
+		t[k] = s->twin[v] < v ? s->twin[v] : v;
+	}
+	return t;
+}
+
 int safe_init(struct safe *s, const struct grid *g, struct error *e)
 {
 	const uint8_t *mask;
@@ -86,11 +98,13 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 	s->n = grid_vertices(g);
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
 	s->twin = xmalloc_array(s->n, sizeof *s->twin);
+	size_t twins = 0;
 	for (size_t v = 0; v < s->n; v++) {
-		size_t t = seam && (mask[v] & MASK_SEAM) ?
-			   seam_twin(g, mask, seam, v) : SIZE_MAX;
+		size_t t = seam ? seam_twin(g, mask, seam, v) : SIZE_MAX;
 		s->twin[v] = (uint32_t)(t == SIZE_MAX ? v : t);
+		twins += t != SIZE_MAX;
 	}
+	s->tri_one = twins ? one_point_triangles(s) : NULL;
 	s->own = owners(s->tri, s->ntri, s->n);
 	s->tangled = xcalloc(s->n, 1);
 	s->reach = SAFE_REACH * g->cell;
@@ -115,6 +129,7 @@ void safe_free(struct safe *s)
 	free(s->tri);
 	free(s->own);
 	free(s->twin);
+	free(s->tri_one);
 	free(s->tangled);
 	free(s->x0);
 	free(s->bound);
@@ -338,19 +353,19 @@ static void find_tangles(struct safe *s, const float *x)
 	/* twins as one vertex, at the lower index's position: the springs
 	 * leave them micrometres apart, and their triangles would cross by
 	 * rounding (the output joins them) */
-	float *xc = xmalloc_array(s->n, 3 * sizeof(float));
-	uint32_t *tc = xmalloc_array(s->ntri ? 3 * s->ntri : 1, sizeof *tc);
-	for (size_t v = 0; v < s->n; v++) {
-		uint32_t one = s->twin[v] < v ? s->twin[v] : (uint32_t)v;
-		memcpy(xc + 3 * v, x + 3 * (size_t)one, 3 * sizeof(float));
-	}
-	for (size_t k = 0; k < 3 * s->ntri; k++)
-		tc[k] = s->twin[s->tri[k]] < s->tri[k] ? s->twin[s->tri[k]] :
-			s->tri[k];
 	uint32_t *pairs;
-	size_t np = count_all_intersections(xc, tc, s->ntri, &pairs);
-	free(xc);
-	free(tc);
+	size_t np;
+	if (s->tri_one) {
+		float *xc = xmalloc_array(s->n, 3 * sizeof(float));
+		for (size_t v = 0; v < s->n; v++) {
+			uint32_t one = s->twin[v] < v ? s->twin[v] : (uint32_t)v;
+			memcpy(xc + 3 * v, x + 3 * (size_t)one, 3 * sizeof(float));
+		}
+		np = count_all_intersections(xc, s->tri_one, s->ntri, &pairs);
+		free(xc);
+	} else {
+		np = count_all_intersections(x, s->tri, s->ntri, &pairs);
+	}
 	memset(s->tangled, 0, s->n);
 	for (size_t q = 0; q < 2 * np; q++)
 		for (int c = 0; c < 3; c++) {

@@ -82,6 +82,8 @@ struct safe {
 	uint32_t *twin;          /* n: the vertex that v is one point of the
 				    cloth with (seam_link.h: seam_twin), or
 				    v itself */
+	uint32_t *tri_one;       /* the triangles, twins made the lower
+				    index; NULL when the grid has none */
 	double reach;            /* r, metres */
 	float *x0;               /* n x 3: where the bounds were measured */
 	float *bound;            /* n: metres */
