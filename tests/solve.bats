@@ -244,7 +244,12 @@ shifted_skirt() {
 		# O(1))
 		read -r _ worst _ bends <<< "$output"
 		awk -v r="$worst" 'BEGIN { exit !(r < 1e-3) }'
-		[ "$bends" -gt 0 ] || [ "${kb#* }" = 0 ]
+		# bending terms exactly where their weight is not 0
+		if [ "${kb#* }" = 0 ]; then
+			[ "$bends" -eq 0 ]
+		else
+			[ "$bends" -gt 0 ]
+		fi
 	done
 }
 
