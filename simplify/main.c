@@ -476,7 +476,7 @@ static void refine_frame(struct grid *g, const struct where *w, void *arg)
 	surface_of(&s, g, w, sq->o);
 	same_layout(sq, &s, w);
 	/* the twins are welded when every frame's can be */
-	if (twins_weldable(&s, 2 * sq->o->tol) < 0)
+	if (sq->weld && twins_weldable(&s, 2 * sq->o->tol) < 0)
 		sq->weld = 0;
 	qtree_init(&q, s.w, s.h, sq->o->tol);
 	qtree_refine(&q, &s);

@@ -155,8 +155,8 @@ int problem_init(struct problem *p, struct grid *g,
 	memcpy(p->x, x ? x->data : p->rest, bytes);
 	if (inflation_init(p, &sp->effects, e))
 		return -1;
-	if (seams_init(&p->seams, g, sp->seam * sp->mat.stretch,
-		       sp->seam > 0 ? lc.bend_coef : 0, e))
+	if (seams_init(&p->seams, g, sp->seam * sp->mat.stretch, lc.bend_coef,
+		       e))
 		return -1;
 	problem_terms(p);
 	if (dynamic_init(p, g, sp, lc.mass, e))

@@ -200,7 +200,6 @@ static int partner_side(const struct bend_grid *b, const struct seam_link *l,
 			double p[2], double nb[2], uint16_t *pb)
 {
 	size_t gw = (size_t)b->g->width;
-	float best = 0;
 	p[0] = p[1] = nb[0] = nb[1] = 0;
 	for (int k = 0; k < 4; k++) {
 		double m[2];
@@ -213,10 +212,8 @@ static int partner_side(const struct bend_grid *b, const struct seam_link *l,
 			nb[0] += l->w[k] * m[0];
 			nb[1] += l->w[k] * m[1];
 		}
-		if (l->w[k] > best) {
-			best = l->w[k];
-			*pb = panel_of(b, q);
-		}
+		/* the stencil's corners are all of one panel */
+		*pb = panel_of(b, q);
 	}
 	return unit2(nb);
 }
