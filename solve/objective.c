@@ -408,7 +408,7 @@ void problem_set_body(struct problem *p, const struct body *b,
 	body_halfplanes(b, p->x, mask, p->n, offset, reach, p->plane,
 			&p->contact);
 	if (project)
-		problem_project(p, p->x);
+		problem_push_out(p, offset);
 }
 
 double problem_violation(const struct problem *p, const float *x)

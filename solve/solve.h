@@ -163,14 +163,20 @@ void problem_free(struct problem *p);
 void problem_check(const struct problem *p, const float *x, struct check *k);
 /* The body (--body): every cloth vertex's half-plane from its position in
  * p->x, the surface pushed out by offset (metres), for vertices within
- * reach of it; then, when `project`, p->x projected onto them, so that
- * the solve starts from a feasible point.  Without (--safe), the
+ * reach of it; then, when `project`, p->x pushed out of them with the
+ * cloth lying over the pushed cloth (problem_push_out), so that the
+ * solve starts from a feasible point.  Without (--safe), the
  * iterations' projections take the cloth out, as fast as the step
  * bounds let them, instead of in one jump that can push one layer of
  * cloth through another. */
 void problem_set_body(struct problem *p, const struct body *b,
 		      const uint8_t *mask, double offset, double reach,
 		      int project);
+/* push.c: moves every vertex of p->x that is behind its half-plane out
+ * of it, and the cloth over it (within the largest push, its planes
+ * facing the same way) out with it, so that layers of cloth keep their
+ * order; offset is the body's push-out (it caps the reach). */
+void problem_push_out(struct problem *p, double offset);
 /* Self collision: the proximity lists from p->x, and the repulsion
  * 0.5 k (R - d)² of collide.h on every listed pair. */
 int problem_set_self(struct problem *p, const struct grid *g,
