@@ -507,10 +507,15 @@ static void report(const struct options *o, const char *gpu,
 	report_collisions(l, p);
 }
 
-static double collision_scale(const struct options *o, const struct grid *g)
+/* The collision constants of grid g: --collision-scale times the
+ * paper's, or those of its cell (collide_params_for_cell). */
+static void collision_params(const struct options *o, const struct grid *g,
+			     double stiffness, struct collide_params *cp)
 {
-	return o->collision_scale > 0 ? o->collision_scale :
-	       collide_scale_for_cell(g->cell);
+	if (o->collision_scale > 0)
+		collide_params_init(cp, o->collision_scale, stiffness);
+	else
+		collide_params_for_cell(cp, g->cell, stiffness);
 }
 
 /* Self collision, its stiffness the stretch stiffness: a pair at
@@ -520,7 +525,7 @@ static void attach_self(const struct options *o, const struct listener *l,
 {
 	struct collide_params cp;
 	struct error e;
-	collide_params_init(&cp, collision_scale(o, g), o->sp.mat.stretch);
+	collision_params(o, g, o->sp.mat.stretch, &cp);
 	double t0 = now_seconds();
 	if (problem_set_self(p, g, &cp, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
@@ -538,7 +543,7 @@ static void attach_body(const struct options *o, const struct listener *l,
 		    "and %d --body were given", l->name, l->grid, l->nth + 1,
 		    o->nbodies);
 	struct collide_params cp;
-	collide_params_init(&cp, collision_scale(o, g), 0);
+	collision_params(o, g, 0, &cp);
 	double t0 = now_seconds();
 	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
 			 cp.offset, cp.reach, !o->sp.safe);

@@ -777,7 +777,7 @@ static int trace(const char *path, int n, int safe, int self, const char *body,
 	load(path, &g);
 	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
 	struct collide_params cp;
-	collide_params_init(&cp, collide_scale_for_cell(g.cell), sp.mat.stretch);
+	collide_params_for_cell(&cp, g.cell, sp.mat.stretch);
 	struct body b;
 	int bad = problem_init(&p, &g, &sp, &e);
 	if (!bad && body) {
