@@ -43,7 +43,7 @@ static const char usage_text[] =
 "                       rest towards the wrinkles (default 16; 0: off)\n"
 "      --collision-scale S  with --transfer: collision lengths over the\n"
 "                       paper's (0.4 mm apart); default: cell / 0.5 mm, at\n"
-"                       least 1, as pleat-solve\n"
+"                       least 1, and R at least 1.2 cells, as pleat-solve\n"
 "      --flicker        compare each result with the one before it in the\n"
 "                       input: one line per pair on standard output,\n"
 "                       from=K to=K+1 vertices=N mean=M max=X at=I,J (metres)\n"

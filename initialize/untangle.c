@@ -23,9 +23,9 @@
  * bounds the distance a vertex can travel from rest to N R / 2.
  *
  * Lengths are the paper's (R 0.4 mm, search radius 0.55 mm) times a
- * scale, by default the one pleat-solve takes: cell / 0.5 mm, at least 1,
- * so that at coarser levels R keeps its ratio to the cell (0.8 cells) and
- * the layers stay as many cells apart as at the finest. */
+ * scale when one is given, and by default pleat-solve's: cell / 0.5 mm,
+ * at least 1, with R at least 1.2 cells (collide_params_for_cell), so
+ * that the layers the solve will hold R apart start that far apart. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +71,10 @@ int untangle(struct grid *g, float *x, int iterations, double scale,
 		return 0;
 	if (frame_field_init(&f, g, e))
 		return -1;
-	if (!(scale > 0))
-		scale = collide_scale_for_cell(g->cell);
-	collide_params_init(&cp, scale, UNTANGLE_STIFFNESS);
+	if (scale > 0)
+		collide_params_init(&cp, scale, UNTANGLE_STIFFNESS);
+	else
+		collide_params_for_cell(&cp, g->cell, UNTANGLE_STIFFNESS);
 	if (proximity_init(&pr, g, cp.neighbours, e))
 		return -1;
 	size_t n = grid_vertices(g), bytes = n * 3 * sizeof(float);
