@@ -67,8 +67,10 @@ void boxhash_build(struct boxhash *H, const struct tribox *box,
 	H->cell = box_cell(box, ntri, lo, hi);
 	size_t nent = 0;
 	int32_t a[3], b[3], c[3];
+	H->low = xmalloc_array(ntri ? ntri : 1, sizeof *H->low);
 	for (size_t t = 0; t < ntri; t++) {
 		boxhash_range(H, &box[t], a, b);
+		memcpy(H->low[t], a, sizeof a);
 		nent += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) *
 			(size_t)(b[2] - a[2] + 1);
 	}
@@ -114,17 +116,9 @@ int tribox_overlap(const struct tribox *a, const struct tribox *b)
 
 /* Whether cell c is where the pair (t, u) is examined: the cell of the
  * low corner of the two boxes' overlap, so each pair is examined once. */
-int boxhash_home(const struct boxhash *H, const struct tribox *a,
-		     const struct tribox *b, const int32_t c[3])
-{
-	for (int k = 0; k < 3; k++)
-		if (cell_of(H, fmaxf(a->lo[k], b->lo[k]), k) != c[k])
-			return 0;
-	return 1;
-}
-
 void boxhash_free(struct boxhash *H)
 {
 	free(H->start);
 	free(H->entry);
+	free(H->low);
 }

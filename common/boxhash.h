@@ -29,6 +29,7 @@ struct boxhash {
 	size_t mask;
 	size_t *start;
 	struct { int32_t c[3]; uint32_t tri; } *entry;
+	int32_t (*low)[3];          /* each box's low corner's cell */
 };
 
 /* The hash of ntri boxes (their index is the entry's tri). */
@@ -40,10 +41,19 @@ void boxhash_range(const struct boxhash *H, const struct tribox *b,
 /* The bucket of cell c: entries H->start[q] .. H->start[q + 1]. */
 size_t boxhash_bucket(const int32_t c[3], size_t mask);
 int tribox_overlap(const struct tribox *a, const struct tribox *b);
-/* Whether cell c is where the pair of overlapping boxes a, b is taken:
- * the cell of the low corner of their overlap. */
-int boxhash_home(const struct boxhash *H, const struct tribox *a,
-		 const struct tribox *b, const int32_t c[3]);
+/* Whether cell c is where the pair of overlapping boxes is taken: the
+ * cell of the low corner of their overlap, from the cells of the two
+ * boxes' low corners, alow and blow (the cell of a larger coordinate is
+ * never lower, so the overlap's corner, the larger of the two low
+ * corners, is in the larger of their cells). */
+static inline int boxhash_home(const int32_t alow[3], const int32_t blow[3],
+			       const int32_t c[3])
+{
+	for (int k = 0; k < 3; k++)
+		if ((alow[k] > blow[k] ? alow[k] : blow[k]) != c[k])
+			return 0;
+	return 1;
+}
 /* Calls fn(u, arg) once for every box u >= from of box[] (the boxes of
  * the hash) that overlaps box b, and returns the sum of what it
  * returned.  Inline, so that a search's own fn is inlined into its
@@ -65,7 +75,7 @@ static inline size_t boxhash_visit(const struct boxhash *H,
 					uint32_t u = H->entry[e].tri;
 					if (u >= from && !memcmp(H->entry[e].c, c, sizeof c) &&
 					    tribox_overlap(b, &box[u]) &&
-					    boxhash_home(H, b, &box[u], c))
+					    boxhash_home(lo, H->low[u], c))
 						sum += fn(u, arg);
 				}
 			}

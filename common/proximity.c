@@ -640,8 +640,9 @@ static size_t sweep_one(const struct sweep *s, uint32_t u,
 			struct pairbuf *out)
 {
 	size_t count = 0;
-	int32_t lo[3], hi[3], c[3];
+	int32_t lo[3], hi[3], c[3], blow[3], bhigh[3];
 	boxhash_range(s->H, range, lo, hi);
+	boxhash_range(s->H, b, blow, bhigh);
 	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
 		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
 			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
@@ -652,7 +653,7 @@ static size_t sweep_one(const struct sweep *s, uint32_t u,
 					if (!sweep_looks(s, t, u) ||
 					    memcmp(s->H->entry[e].c, c, sizeof c) ||
 					    !tribox_overlap(&s->box[i], b) ||
-					    !boxhash_home(s->H, &s->box[i], b, c) ||
+					    !boxhash_home(s->H->low[i], blow, c) ||
 					    !sweep_crosses(s, t, u))
 						continue;
 					count++;
