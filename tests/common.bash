@@ -13,6 +13,12 @@ need_shared() {
 	[ -d "$SHARED" ] || skip "../shared/data not present"
 }
 
+# A solve of a whole garment at full size: minutes under ASan + UBSan, so
+# make test-san (PLEAT_SANITIZED) leaves it to the suite.
+not_sanitized() {
+	[ -z "${PLEAT_SANITIZED:-}" ] || skip "a full-size garment: run by make test, not under the sanitizers"
+}
+
 # Every program built into $PLEAT_BIN, one path a line; fails when none.
 programs() {
 	local p found=0

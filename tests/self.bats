@@ -90,6 +90,7 @@ pairs() {
 
 @test "the draped dress: no far intersections with --self, hundreds without" {
 	need_shared
+	not_sanitized
 	pleat-resample -s 1024 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
 	read -r _ in _ infar < <("$PLEAT_TESTBIN/test_self" far "$W/dress.grid")
 	pleat-solve -q -n 64 --self "$W/dress.grid" > "$W/self.grid"
@@ -111,6 +112,7 @@ pairs() {
 # leaves the two sides alone (collide.h); --safe covers those.
 @test "the dress on its body with --self: no pair crosses but across a seam" {
 	need_shared
+	not_sanitized
 	body="$SHARED/bodies/female_body_dance-paused_f0.obj"
 	pleat-resample -q -s 1024 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
 	pleat-solve -q -n 64 --body "$body" --self -o "$W/out.grid" "$W/dress.grid"
