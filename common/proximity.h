@@ -145,6 +145,11 @@ size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
  * count_adjacent_intersections; an edge, never. */
 int triangles_cross(const float *x, const uint32_t *t, const uint32_t *u);
 
+/* Whether corners a, b, c of positions x are on one line in 3D: the
+ * cross product of two edges, in double from floats, is exact enough to
+ * be zero only then (but for products below double's range). */
+int corners_collinear(const float (*x)[3], int a, int b, int c);
+
 /* The channels the exclusion rule and the cloth's triangles read: mask
  * (u8 x 1, required), panel (u16 x 1) and seam (f32 x 3), NULL when
  * absent; -1 with e set when one has the wrong type. */

@@ -141,18 +141,6 @@ int mesh_build(struct simple_mesh *m, const struct qtree *q,
 	return 0;
 }
 
-int corners_collinear(const float (*x)[3], int a, int b, int c)
-{
-	double e[2][3];
-	for (int k = 0; k < 3; k++) {
-		e[0][k] = (double)x[b][k] - x[a][k];
-		e[1][k] = (double)x[c][k] - x[a][k];
-	}
-	return e[0][1] * e[1][2] == e[0][2] * e[1][1] &&
-	       e[0][2] * e[1][0] == e[0][0] * e[1][2] &&
-	       e[0][0] * e[1][1] == e[0][1] * e[1][0];
-}
-
 void mesh_free(struct simple_mesh *m)
 {
 	free(m->vgrid);

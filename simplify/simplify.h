@@ -9,7 +9,7 @@
  *   mesh.c      the leaves' triangles as a mesh: vertices, texture
  *               coordinates (pattern positions) and normals
  *   zip.c       the seams closed: a strip of triangles between the two
- *               panels' boundaries along each seam
+ *               panels' boundaries along each seam (seam_strip.h)
  *   untangle.c  the leaves split back towards the grid wherever the mesh
  *               intersects itself
  *
@@ -172,10 +172,6 @@ int mesh_build(struct simple_mesh *m, const struct qtree *q,
 	       const struct surface *s, struct error *e);
 /* Positions and normals from another frame of the same layout. */
 void mesh_update(struct simple_mesh *m, const struct surface *s);
-/* Whether corners a, b, c of positions x are on one line in 3D: the
- * cross product of two edges, in double from floats, is exact enough to
- * be zero only then (but for products below double's range). */
-int corners_collinear(const float (*x)[3], int a, int b, int c);
 void mesh_free(struct simple_mesh *m);
 
 /* ---- the seams ------------------------------------------------------- */
@@ -192,7 +188,7 @@ struct zip_stats {
 
 /* Closes the seams of mesh m (built over surface s) by construction:
  * appends the triangles of a strip between the two sides of every seam
- * and of the small holes where three panels meet (see zip.c).  No vertex
+ * and of the small holes where three panels meet (see seam_strip.h).  No vertex
  * moves; the result is a manifold whose seams' sides share triangles.
  * Fails when the mesh would have more than INT_MAX triangles. */
 int mesh_zip_seams(struct simple_mesh *m, const struct surface *s,

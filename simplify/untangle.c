@@ -90,7 +90,7 @@ size_t mesh_untangle(struct simple_mesh *m, struct qtree *q,
  *
  * A strip or hole triangle that still crosses something joins seam
  * vertices at the grid's resolution: no split can move it.  But the
- * strip's triangulation is a choice (zip.c makes it greedily, looking
+ * strip's triangulation is a choice (seam_strip.c makes it greedily, looking
  * only at the triangles around each corner), so a rung between two
  * strip triangles can be flipped to the quadrilateral's other diagonal.
  * Flips are kept when the triangles they change cross fewer triangles
