@@ -10,6 +10,7 @@
 #ifndef PLEAT_SEAM_STRIP_H
 #define PLEAT_SEAM_STRIP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "grid.h"
@@ -46,5 +47,17 @@ struct seam_strip {
 void seam_strip_build(struct seam_strip *out, const struct strip_mesh *m,
 		      const struct seam_grid *s);
 void seam_strip_free(struct seam_strip *st);
+
+/* The strip's rungs flipped where its triangles cross the mesh
+ * (seam_flip.c): tris[0..ntris) at positions pos, the panels' triangles
+ * first and the strip's and holes' from `first` on; vgrid and panel say
+ * each vertex's panel (no flips when panel is NULL).  pairs[0..2n) are
+ * the mesh's intersecting triangle pairs (count_all_intersections),
+ * taken over and freed.  *flips counts the flips kept; returns the
+ * pairs left. */
+size_t seam_strip_flip(int (*tris)[3], int ntris, int first,
+		       const float (*pos)[3], const uint32_t *vgrid,
+		       const uint16_t *panel, uint32_t *pairs, size_t n,
+		       int *flips);
 
 #endif
