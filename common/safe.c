@@ -97,6 +97,7 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 		return -1;
 	s->n = grid_vertices(g);
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
+	s->seams = (struct seam_grid){g, mask, panel, seam};
 	s->twin = xmalloc_array(s->n, sizeof *s->twin);
 	size_t twins = 0;
 	for (size_t v = 0; v < s->n; v++) {
@@ -135,6 +136,87 @@ void safe_free(struct safe *s)
 	free(s->bound);
 	free(s->nearest);
 	memset(s, 0, sizeof *s);
+}
+
+/* ---- the seams' strip ------------------------------------------------ */
+
+/* The grid triangles with a seam vertex for a corner, as the strip's
+ * mesh takes them (twins one vertex): all seam_strip.c looks at. */
+static int (*seam_side_triangles(const struct safe *s, int *nt))[3]
+{
+	const uint32_t *tri = s->tri_one ? s->tri_one : s->tri;
+	const uint8_t *mask = s->seams.mask;
+	int (*t)[3] = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t k = 0; k < s->ntri; k++) {
+		const uint32_t *c = tri + 3 * k;
+		if (!((mask[c[0]] | mask[c[1]] | mask[c[2]]) & MASK_SEAM))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t = xrealloc_array(t, cap, sizeof *t);
+		}
+		for (int j = 0; j < 3; j++)
+			t[n][j] = (int)c[j];
+		n++;
+	}
+	*nt = (int)n;
+	return t;
+}
+
+/* The seams' strip, and its holes, over the grid at x, with its rungs
+ * flipped where it crosses the triangles beside it, as pleat-simplify
+ * makes them (seam_strip.h); the triangles added to the cloth's
+ * (safe.h). */
+static void add_strip(struct safe *s, const float *x)
+{
+	s->stripped = 1;
+	if (!s->seams.seam)
+		return;
+	int nt;
+	int (*near)[3] = seam_side_triangles(s, &nt);
+	uint32_t *vgrid = xmalloc_array(s->n, sizeof *vgrid);
+	for (size_t v = 0; v < s->n; v++)
+		vgrid[v] = (uint32_t)v;
+	const float (*pos)[3] = (const float (*)[3])x;
+	struct strip_mesh m = {(int)s->n, nt, vgrid, (const int (*)[3])near,
+			       pos};
+	struct seam_strip st;
+	seam_strip_build(&st, &m, &s->seams);
+	size_t add = (size_t)st.nstrip + (size_t)st.nholes;
+	near = xrealloc_array(near, (size_t)nt + add + 1, sizeof *near);
+	memcpy(near + nt, st.tris, add * sizeof *near);
+	seam_strip_free(&st);
+	uint32_t *pairs;
+	size_t np = count_all_intersections(x, (const uint32_t *)near,
+					    (size_t)nt + add, &pairs);
+	int flips;
+	seam_strip_flip(near, nt + (int)add, nt, pos, vgrid, s->seams.panel,
+			pairs, np, &flips);
+	free(vgrid);
+	if (add) {
+		size_t nt3 = 3 * (s->ntri + add);
+		s->tri = xrealloc_array(s->tri, nt3, sizeof *s->tri);
+		if (s->tri_one)
+			s->tri_one = xrealloc_array(s->tri_one, nt3,
+						    sizeof *s->tri_one);
+		for (size_t k = 0; k < add; k++)
+			for (int c = 0; c < 3; c++) {
+				size_t at = 3 * (s->ntri + k) + (size_t)c;
+				s->tri[at] = (uint32_t)near[(size_t)nt + k][c];
+				if (s->tri_one)
+					s->tri_one[at] = s->tri[at];
+			}
+		s->ntri += add;
+		free(s->own);
+		s->own = owners(s->tri, s->ntri, s->n);
+		s->hash->box = xrealloc_array(s->hash->box, s->ntri,
+					      sizeof(struct tribox));
+		s->hash->grown = xrealloc_array(s->hash->grown, s->ntri,
+						sizeof(struct tribox));
+	}
+	free(near);
+	s->stats.strip = add;
 }
 
 /* ---- the hash -------------------------------------------------------- */
@@ -396,6 +478,11 @@ void safe_update(struct safe *s, const float *x)
 {
 	double t0 = now_seconds();
 	find_tangles(s, x);
+	if (!s->stripped && s->tangle_free) {
+		add_strip(s, x);
+		s->tangle_free = 0;
+		find_tangles(s, x);
+	}
 	float far = (float)s->reach;
 	uint32_t far_bits;
 	memcpy(&far_bits, &far, sizeof far_bits);

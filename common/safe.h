@@ -33,6 +33,22 @@
  * lies that close to the other side's triangles, so it and they move by
  * little at a time: a seam of a few micrometres nearly freezes.
  *
+ * The seams' strip: pleat-simplify closes a seam with a strip of
+ * triangles between its two sides' boundaries (seam_strip.h), and the
+ * grid's triangles alone do not keep a seam vertex from ending behind
+ * the other side's cloth, past its boundary edge, where the strip then
+ * folds through the panel (the dress at 1024 on its body: a clean grid,
+ * 3 intersecting pairs on the mesh).  So the strip that seam_strip.c
+ * makes over the full grid, from the positions of the first
+ * measurement, is part of the cloth here: its triangles are measured as
+ * the grid's are.  It joins at the first measurement that finds no
+ * intersecting pair among the grid's triangles: a tangled start comes
+ * apart through where the strip would be (the quick start's second
+ * level: 2 pairs across a seam left at the end with the strip held from
+ * the start, none without it).  pleat-simplify makes its own strip from the solved
+ * positions, over its simplified panels; where the pattern leaves the
+ * triangulation to a tie, it may choose otherwise.
+ *
  * Tangles: bounds measured where triangles already intersect would hold
  * the intersection as it is (undoing it passes through a contact the
  * bounds forbid; a vertex touching a triangle at distance 0 would not
@@ -55,6 +71,7 @@
 
 #include "grid.h"
 #include "safe_hd.h"
+#include "seam_strip.h"
 #include "util.h"
 
 struct safe_stats {
@@ -64,6 +81,7 @@ struct safe_stats {
 	size_t tangles_start;    /* intersecting triangle pairs (twins as one
 				    point) at the first update */
 	size_t tangles;          /* the same at the last search for them */
+	size_t strip;            /* triangles of the seams' strip */
 	double seconds;          /* measuring the bounds */
 };
 
@@ -84,6 +102,9 @@ struct safe {
 				    v itself */
 	uint32_t *tri_one;       /* the triangles, twins made the lower
 				    index; NULL when the grid has none */
+	struct seam_grid seams;  /* the grid's channels, for the strip */
+	int stripped;            /* the seams' strip is among the triangles
+				    (or the grid has none) */
 	double reach;            /* r, metres */
 	float *x0;               /* n x 3: where the bounds were measured */
 	float *bound;            /* n: metres */
@@ -100,7 +121,8 @@ struct safe {
 };
 
 /* The bounds for grid g's cloth (its u8 mask; panel and seam when
- * present), none measured yet (due). */
+ * present), none measured yet (due).  g's channels must outlive s: the
+ * seams' strip is made at the first measurement. */
 int safe_init(struct safe *s, const struct grid *g, struct error *e);
 void safe_free(struct safe *s);
 

@@ -433,9 +433,10 @@ static void report_collisions(const struct listener *l,
 			p->prox->stats.long_pairs);
 	if (p->safe)
 		fprintf(stderr, "%s safe: %zu bound updates %.3f s, %zu moves "
-			"held back", p->plane || p->prox ? ";" : "",
+			"held back, %zu triangles of the seams' strip",
+			p->plane || p->prox ? ";" : "",
 			p->safe->stats.updates, p->safe->stats.seconds,
-			p->safe->stats.clamped);
+			p->safe->stats.clamped, p->safe->stats.strip);
 	if (p->safe && p->safe->stats.tangles_start)
 		fprintf(stderr, "; %zu intersecting triangle pairs at the start "
 			"left free to come apart, %zu at the last search",
