@@ -185,7 +185,8 @@ static void add_strip(struct safe *s, const float *x)
 	seam_strip_build(&st, &m, &s->seams);
 	size_t add = (size_t)st.nstrip + (size_t)st.nholes;
 	near = xrealloc_array(near, (size_t)nt + add + 1, sizeof *near);
-	memcpy(near + nt, st.tris, add * sizeof *near);
+	if (add)
+		memcpy(near + nt, st.tris, add * sizeof *near);
 	seam_strip_free(&st);
 	uint32_t *pairs;
 	size_t np = count_all_intersections(x, (const uint32_t *)near,
