@@ -13,6 +13,7 @@
  * result does not depend on the order or the thread count. */
 #include "safe.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,38 @@ static uint32_t *one_point_triangles(const struct safe *s)
 	return t;
 }
 
-int safe_init(struct safe *s, const struct grid *g, struct error *e)
+/* Only the triangles with a corner within `band` cells (either axis) of
+ * a seam vertex; s->held marks their corners, the only vertices bounded. */
+static void keep_seam_band(struct safe *s, const struct grid *g,
+			   const uint8_t *mask, int band)
+{
+	size_t w = (size_t)g->width, h = (size_t)g->height;
+	uint8_t *near = xcalloc(s->n, 1);
+	for (size_t v = 0; v < s->n; v++) {
+		if (!(mask[v] & MASK_SEAM))
+			continue;
+		long i = (long)(v % w), j = (long)(v / w);
+		for (long b = j - band; b <= j + band; b++)
+			for (long a = i - band; a <= i + band; a++)
+				if (a >= 0 && b >= 0 && a < (long)w && b < (long)h)
+					near[(size_t)b * w + (size_t)a] = 1;
+	}
+	size_t kept = 0;
+	for (size_t t = 0; t < s->ntri; t++) {
+		const uint32_t *c = s->tri + 3 * t;
+		if (!(near[c[0]] | near[c[1]] | near[c[2]]))
+			continue;
+		memmove(s->tri + 3 * kept, c, 3 * sizeof *c);
+		kept++;
+	}
+	s->ntri = kept;
+	memset(near, 0, s->n);
+	for (size_t k = 0; k < 3 * kept; k++)
+		near[s->tri[k]] = 1;
+	s->held = near;
+}
+
+int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 {
 	const uint8_t *mask;
 	const uint16_t *panel;
@@ -98,6 +130,8 @@ int safe_init(struct safe *s, const struct grid *g, struct error *e)
 	s->n = grid_vertices(g);
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
 	s->seams = (struct seam_grid){g, mask, panel, seam};
+	if (band > 0 && seam)
+		keep_seam_band(s, g, mask, band);
 	s->twin = xmalloc_array(s->n, sizeof *s->twin);
 	size_t twins = 0;
 	for (size_t v = 0; v < s->n; v++) {
@@ -132,6 +166,7 @@ void safe_free(struct safe *s)
 	free(s->twin);
 	free(s->tri_one);
 	free(s->tangled);
+	free(s->held);
 	free(s->x0);
 	free(s->bound);
 	free(s->nearest);
@@ -500,7 +535,8 @@ void safe_update(struct safe *s, const float *x)
 	for (size_t v = 0; v < s->n; v++) {
 		float d, old = s->bound[v];
 		memcpy(&d, &s->nearest[v], sizeof d);
-		s->bound[v] = (float)SAFE_GAMMA * d;
+		s->bound[v] = !s->held || s->held[v] ? (float)SAFE_GAMMA * d :
+			      FLT_MAX;
 		if (s->stats.updates > 0 && old < small) {
 			tight++;
 			roomier += s->bound[v] >= 2.0f * old;

@@ -20,7 +20,7 @@ static const char usage_text[] =
 "                   [--model model]\n"
 "                   [--material name] [--stretch N/m] [--bend N*m]\n"
 "                   [--poisson ratio] [--density kg/m2] [--shape k]\n"
-"                   [--seam s] [--body file] [--self] [--safe]\n"
+"                   [--seam s] [--body file] [--self] [--safe[=scope]]\n"
 "                   [--collision-scale s]\n"
 "                   [--dynamic] [--dt s] [--gravity gx,gy,gz] [--pin u,v[,r]]\n"
 "                   [--step s] [--check-every n] [--inner n]\n"
@@ -55,9 +55,10 @@ static const char usage_text[] =
 "                       repeat for a body per grid of a sequence\n"
 "      --self           self collision: repulsion between cloth vertices\n"
 "                       closer than 0.4 mm (times the collision scale)\n"
-"      --safe           no new intersections: every move bounded by the\n"
+"      --safe[=SCOPE]   no new intersections: every move bounded by the\n"
 "                       distances between the cloth's triangles (not\n"
-"                       with mg)\n"
+"                       with mg); SCOPE all (default) or seams: only\n"
+"                       within 2 cells of a seam\n"
 "      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
 "                       push-out); default: cell / 0.5 mm, at least 1,\n"
 "                       and R at least 1.2 cells\n"
@@ -139,7 +140,7 @@ static const struct option longopts[] = {
 	{"seam", required_argument, NULL, OPT_SEAM},
 	{"body", required_argument, NULL, OPT_BODY},
 	{"self", no_argument, NULL, OPT_SELF},
-	{"safe", no_argument, NULL, OPT_SAFE},
+	{"safe", optional_argument, NULL, OPT_SAFE},
 	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
 	{"dynamic", no_argument, NULL, OPT_DYNAMIC},
 	{"dt", required_argument, NULL, OPT_DT},
@@ -187,6 +188,17 @@ static unsigned parse_model(const char *s)
 	if (strcmp(s, "spring") == 0)
 		return TERM_SPRING | TERM_BEND;
 	usage_fail("--model: '%s' is not fem or spring", s);
+}
+
+/* --safe's scope: the whole cloth (no value, or all) or the band around
+ * the seams (seams). */
+static int parse_safe(const char *s)
+{
+	if (!s || strcmp(s, "all") == 0)
+		return SAFE_ALL;
+	if (strcmp(s, "seams") == 0)
+		return SAFE_SEAMS;
+	usage_fail("--safe: '%s' is not all or seams", s);
 }
 
 static int parse_far_bending(const char *s)
@@ -309,7 +321,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->body_files[o->nbodies++] = optarg;
 			break;
 		case OPT_SELF: o->sp.self = 1; break;
-		case OPT_SAFE: o->sp.safe = 1; break;
+		case OPT_SAFE: o->sp.safe = parse_safe(optarg); break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
@@ -432,10 +444,11 @@ static void report_collisions(const struct listener *l,
 			p->self_setup_seconds, p->self_refresh_seconds,
 			p->prox->stats.long_pairs);
 	if (p->safe)
-		fprintf(stderr, "%s safe: %zu bound updates %.3f s, %zu moves "
+		fprintf(stderr, "%s safe%s: %zu bound updates %.3f s, %zu moves "
 			"held back, %zu triangles of the seams' strip",
 			p->plane || p->prox ? ";" : "",
-			p->safe->stats.updates, p->safe->stats.seconds,
+			p->safe->held ? " (seams)" : "", p->safe->stats.updates,
+			p->safe->stats.seconds,
 			p->safe->stats.clamped, p->safe->stats.strip);
 	if (p->safe && p->safe->stats.tangles_start)
 		fprintf(stderr, "; %zu intersecting triangle pairs at the start "
@@ -548,7 +561,7 @@ static void attach_body(const struct options *o, const struct listener *l,
 	collision_params(o, g, 0, &cp);
 	double t0 = now_seconds();
 	problem_set_body(p, &o->bodies[k], grid_find(g, "mask")->data,
-			 cp.offset, cp.reach, !o->sp.safe);
+			 cp.offset, cp.reach, o->sp.safe != SAFE_ALL);
 	p->body_setup_seconds = now_seconds() - t0;
 	if (!o->quiet && p->contact.inside)
 		warnx("%s: grid %d: %zu cloth vertices started inside %s (deepest "
@@ -574,7 +587,8 @@ static void solve_grid(const struct options *o, struct listener *l,
 		attach_body(o, l, &p, g);
 	if (o->sp.self)
 		attach_self(o, l, &p, g);
-	if (o->sp.safe && problem_set_safe(&p, g, &e))
+	if (o->sp.safe && problem_set_safe(&p, g, o->sp.safe == SAFE_SEAMS ?
+					   SAFE_SEAM_BAND : 0, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	struct solve_device dev = {0};
 	const char *gpu = o->gpu;

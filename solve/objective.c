@@ -451,16 +451,21 @@ int problem_set_self(struct problem *p, const struct grid *g,
 	return 0;
 }
 
-int problem_set_safe(struct problem *p, const struct grid *g,
+int problem_set_safe(struct problem *p, const struct grid *g, int band,
 		     struct error *e)
 {
 	p->safe = xmalloc(sizeof *p->safe);
-	if (safe_init(p->safe, g, e)) {
+	if (safe_init(p->safe, g, band, e)) {
 		free(p->safe);
 		p->safe = NULL;
 		return -1;
 	}
 	p->safe->nmoving = p->nfree;
+	if (p->safe->held) {
+		p->safe->nmoving = 0;
+		for (size_t v = 0; v < p->n; v++)
+			p->safe->nmoving += p->mov[v] && p->safe->held[v];
+	}
 	return 0;
 }
 

@@ -31,6 +31,10 @@ enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG,
 #define BLOCK_T    (BLOCK_W + 2 * BLOCK_HALO)
 
 /* Everything the options decide about one solve. */
+/* --safe's scope: the whole cloth, or the triangles within
+ * SAFE_SEAM_BAND cells of a seam vertex (safe.h). */
+enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
+
 struct solve_params {
 	enum solve_method method;
 	unsigned terms;          /* TERM_FEM or TERM_SPRING, | TERM_BEND */
@@ -53,7 +57,8 @@ struct solve_params {
 	double seam;             /* seam stiffness / stretch stiffness; 0: off */
 	int pcg_restart;         /* pcg: steepest (block) step every n */
 	int self;                /* self collision */
-	int safe;                /* --safe: step bounds (safe.h) */
+	int safe;                /* --safe: step bounds (safe.h), SAFE_ALL or
+				    SAFE_SEAMS; 0: off */
 	int cheb_delay;          /* outer iterations before Chebyshev */
 	int dynamic;             /* one implicit Euler step (dynamic.c) */
 	double dt;               /* its length, s */
@@ -183,7 +188,7 @@ int problem_set_self(struct problem *p, const struct grid *g,
 		     const struct collide_params *cp, struct error *e);
 /* --safe: the step bounds of safe.h on the cloth of g, measured first
  * at the start of the iterations. */
-int problem_set_safe(struct problem *p, const struct grid *g,
+int problem_set_safe(struct problem *p, const struct grid *g, int band,
 		     struct error *e);
 /* The lists rebuilt from x, on the schedule of iteration `it`: every
  * iteration for the first 16, then every 8th. */

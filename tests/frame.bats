@@ -61,6 +61,10 @@ fails() {
 	run --separate-stderr pleat-frame -v -l 192,384 -n 8,4 --self --safe -o "$W/b.grid" "$W/a.obj"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'collisions: self set-up .*; safe: [0-9]* bound updates' <<< "$stderr")" -eq 2 ]
+	# and its scope: --safe=seams, the band around the seams
+	run --separate-stderr pleat-frame -v -l 192,384 -n 8,4 --self --safe=seams -o "$W/c.grid" "$W/a.obj"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'collisions: self set-up .*; safe (seams): [0-9]* bound updates' <<< "$stderr")" -eq 2 ]
 }
 
 @test "--coarse takes the coarsest level as solved: the same bytes in two runs" {

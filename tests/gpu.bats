@@ -91,6 +91,7 @@ body          skirt     --body floor.obj
 self          fold      --self --collision-scale 2
 safe          fold      --safe --self
 safe-body     skirt     --safe --body floor.obj
+safe-seams    skirt     --safe=seams --self
 gather        gathered  -m block
 air           skirt     --air 40
 inflate       skirt     --inflate 40
@@ -199,6 +200,7 @@ agree() {
 	fused || [ "$(pleat-collide "$W/gpu.grid" | sed 's/.* \([0-9]*\) intersecting.*/\1/')" = 0 ]
 }
 @test "CUDA gives the CPU's bytes: --safe taking the cloth out of a body" { agree safe-body; }
+@test "CUDA gives the CPU's bytes: --safe=seams (the cloth outside the band unbounded)" { agree safe-seams; }
 @test "CUDA gives the CPU's bytes: gathering" { agree gather; }
 @test "CUDA gives the CPU's bytes: --air" { agree air; }
 @test "CUDA gives the CPU's bytes: --inflate" { agree inflate; }
