@@ -88,14 +88,15 @@ static uint32_t *one_point_triangles(const struct safe *s)
 	return t;
 }
 
-/* Only the triangles with a corner within `band` cells (either axis) of
- * a seam vertex; s->held marks their corners, the only vertices bounded. */
-static void keep_seam_band(struct safe *s, const struct grid *g,
-			   const uint8_t *mask, int band)
+/* The grid vertices within `band` cells (along either axis) of a seam
+ * vertex, 1 each; none without a seam channel (seams open). */
+static uint8_t *seam_band(const struct seam_grid *sg, int band)
 {
-	size_t w = (size_t)g->width, h = (size_t)g->height;
-	uint8_t *near = xcalloc(s->n, 1);
-	for (size_t v = 0; v < s->n; v++) {
+	const struct grid *g = sg->grid;
+	const uint8_t *mask = sg->mask;
+	size_t w = (size_t)g->width, h = (size_t)g->height, n = w * h;
+	uint8_t *near = xcalloc(n, 1);
+	for (size_t v = 0; sg->seam && v < n; v++) {
 		if (!(mask[v] & MASK_SEAM))
 			continue;
 		long i = (long)(v % w), j = (long)(v / w);
@@ -104,10 +105,25 @@ static void keep_seam_band(struct safe *s, const struct grid *g,
 				if (a >= 0 && b >= 0 && a < (long)w && b < (long)h)
 					near[(size_t)b * w + (size_t)a] = 1;
 	}
+	return near;
+}
+
+/* Whether triangle c has a corner marked in near. */
+static int in_band(const uint8_t *near, const uint32_t *c)
+{
+	return near[c[0]] | near[c[1]] | near[c[2]];
+}
+
+/* Only the triangles with a corner within `band` cells of a seam vertex
+ * (none on a grid without seams); s->held marks their corners, the only
+ * vertices bounded. */
+static void keep_seam_band(struct safe *s, int band)
+{
+	uint8_t *near = seam_band(&s->seams, band);
 	size_t kept = 0;
 	for (size_t t = 0; t < s->ntri; t++) {
 		const uint32_t *c = s->tri + 3 * t;
-		if (!(near[c[0]] | near[c[1]] | near[c[2]]))
+		if (!in_band(near, c))
 			continue;
 		memmove(s->tri + 3 * kept, c, 3 * sizeof *c);
 		kept++;
@@ -130,8 +146,9 @@ int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 	s->n = grid_vertices(g);
 	s->ntri = grid_triangles(g->width, g->height, mask, panel, &s->tri);
 	s->seams = (struct seam_grid){g, mask, panel, seam};
-	if (band > 0 && seam)
-		keep_seam_band(s, g, mask, band);
+	s->band = band;
+	if (band > 0)
+		keep_seam_band(s, band);
 	s->twin = xmalloc_array(s->n, sizeof *s->twin);
 	size_t twins = 0;
 	for (size_t v = 0; v < s->n; v++) {
@@ -175,83 +192,120 @@ void safe_free(struct safe *s)
 
 /* ---- the seams' strip ------------------------------------------------ */
 
-/* The grid triangles with a seam vertex for a corner, as the strip's
- * mesh takes them (twins one vertex): all seam_strip.c looks at. */
-static int (*seam_side_triangles(const struct safe *s, int *nt))[3]
+/* The cloth the strip is made over: the grid's triangles (twins one
+ * vertex) with a corner within SAFE_SEAM_BAND cells of a seam vertex,
+ * which hold every triangle seam_strip.c looks at and those the strip's
+ * flips are checked against, renumbered over the grid vertices they use
+ * (vgrid, ascending), so that a large grid costs what its seams hold. */
+struct strip_cloth {
+	int nv, nt;
+	uint32_t *vgrid;
+	int (*tri)[3];
+	float (*pos)[3];
+};
+
+static int u32_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void strip_cloth(struct strip_cloth *c, const struct safe *s,
+			const float *x)
 {
 	const uint32_t *tri = s->tri_one ? s->tri_one : s->tri;
-	const uint8_t *mask = s->seams.mask;
-	int (*t)[3] = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t k = 0; k < s->ntri; k++) {
-		const uint32_t *c = tri + 3 * k;
-		if (!((mask[c[0]] | mask[c[1]] | mask[c[2]]) & MASK_SEAM))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			t = xrealloc_array(t, cap, sizeof *t);
+	uint8_t *near = seam_band(&s->seams, SAFE_SEAM_BAND);
+	uint8_t *used = xcalloc(s->n, 1);
+	size_t nt = 0, nv = 0;
+	for (size_t t = 0; t < s->ntri; t++)
+		if (in_band(near, tri + 3 * t)) {
+			nt++;
+			for (int k = 0; k < 3; k++)
+				used[tri[3 * t + (size_t)k]] = 1;
 		}
-		for (int j = 0; j < 3; j++)
-			t[n][j] = (int)c[j];
-		n++;
+	for (size_t v = 0; v < s->n; v++)
+		nv += used[v];
+	c->nv = (int)nv;
+	c->nt = (int)nt;
+	c->vgrid = xmalloc_array(nv + 1, sizeof *c->vgrid);
+	c->pos = xmalloc_array(nv + 1, sizeof *c->pos);
+	nv = 0;
+	for (size_t v = 0; v < s->n; v++)
+		if (used[v]) {
+			c->vgrid[nv] = (uint32_t)v;
+			memcpy(c->pos[nv++], x + 3 * v, sizeof *c->pos);
+		}
+	c->tri = xmalloc_array(nt + 1, sizeof *c->tri);
+	nt = 0;
+	for (size_t t = 0; t < s->ntri; t++) {
+		if (!in_band(near, tri + 3 * t))
+			continue;
+		for (int k = 0; k < 3; k++) {
+			const uint32_t *at = bsearch(&tri[3 * t + (size_t)k], c->vgrid,
+						     nv, sizeof *c->vgrid, u32_order);
+			c->tri[nt][k] = (int)(at - c->vgrid);
+		}
+		nt++;
 	}
-	*nt = (int)n;
-	return t;
+	free(used);
+	free(near);
+}
+
+/* Triangles tris[0..add) (of c's vertices) added to the cloth's. */
+static void append_triangles(struct safe *s, const struct strip_cloth *c,
+			     const int (*tris)[3], size_t add)
+{
+	size_t nt3 = 3 * (s->ntri + add);
+	s->tri = xrealloc_array(s->tri, nt3, sizeof *s->tri);
+	if (s->tri_one)
+		s->tri_one = xrealloc_array(s->tri_one, nt3, sizeof *s->tri_one);
+	for (size_t k = 0; k < add; k++)
+		for (int j = 0; j < 3; j++) {
+			size_t at = 3 * (s->ntri + k) + (size_t)j;
+			s->tri[at] = c->vgrid[tris[k][j]];
+			if (s->tri_one)
+				s->tri_one[at] = s->tri[at];
+		}
+	s->ntri += add;
+	free(s->own);
+	s->own = owners(s->tri, s->ntri, s->n);
+	s->hash->box = xrealloc_array(s->hash->box, s->ntri, sizeof(struct tribox));
+	s->hash->grown = xrealloc_array(s->hash->grown, s->ntri,
+					sizeof(struct tribox));
 }
 
 /* The seams' strip, and its holes, over the grid at x, with its rungs
- * flipped where it crosses the triangles beside it, as pleat-simplify
- * makes them (seam_strip.h); the triangles added to the cloth's
- * (safe.h). */
+ * flipped where it crosses the cloth beside it, as pleat-simplify makes
+ * them (seam_strip.h); the triangles added to the cloth's (safe.h). */
 static void add_strip(struct safe *s, const float *x)
 {
 	s->stripped = 1;
 	if (!s->seams.seam)
 		return;
-	int nt;
-	int (*near)[3] = seam_side_triangles(s, &nt);
-	uint32_t *vgrid = xmalloc_array(s->n, sizeof *vgrid);
-	for (size_t v = 0; v < s->n; v++)
-		vgrid[v] = (uint32_t)v;
-	const float (*pos)[3] = (const float (*)[3])x;
-	struct strip_mesh m = {(int)s->n, nt, vgrid, (const int (*)[3])near,
-			       pos};
+	struct strip_cloth c;
+	strip_cloth(&c, s, x);
+	struct strip_mesh m = {c.nv, c.nt, c.vgrid, (const int (*)[3])c.tri,
+			       (const float (*)[3])c.pos};
 	struct seam_strip st;
 	seam_strip_build(&st, &m, &s->seams);
 	size_t add = (size_t)st.nstrip + (size_t)st.nholes;
-	near = xrealloc_array(near, (size_t)nt + add + 1, sizeof *near);
-	if (add)
-		memcpy(near + nt, st.tris, add * sizeof *near);
-	seam_strip_free(&st);
-	uint32_t *pairs;
-	size_t np = count_all_intersections(x, (const uint32_t *)near,
-					    (size_t)nt + add, &pairs);
-	int flips;
-	seam_strip_flip(near, nt + (int)add, nt, pos, vgrid, s->seams.panel,
-			pairs, np, &flips);
-	free(vgrid);
 	if (add) {
-		size_t nt3 = 3 * (s->ntri + add);
-		s->tri = xrealloc_array(s->tri, nt3, sizeof *s->tri);
-		if (s->tri_one)
-			s->tri_one = xrealloc_array(s->tri_one, nt3,
-						    sizeof *s->tri_one);
-		for (size_t k = 0; k < add; k++)
-			for (int c = 0; c < 3; c++) {
-				size_t at = 3 * (s->ntri + k) + (size_t)c;
-				s->tri[at] = (uint32_t)near[(size_t)nt + k][c];
-				if (s->tri_one)
-					s->tri_one[at] = s->tri[at];
-			}
-		s->ntri += add;
-		free(s->own);
-		s->own = owners(s->tri, s->ntri, s->n);
-		s->hash->box = xrealloc_array(s->hash->box, s->ntri,
-					      sizeof(struct tribox));
-		s->hash->grown = xrealloc_array(s->hash->grown, s->ntri,
-						sizeof(struct tribox));
+		c.tri = xrealloc_array(c.tri, (size_t)c.nt + add, sizeof *c.tri);
+		memcpy(c.tri + c.nt, st.tris, add * sizeof *c.tri);
+		uint32_t *pairs;
+		size_t np = count_all_intersections((const float *)c.pos,
+						    (const uint32_t *)c.tri,
+						    (size_t)c.nt + add, &pairs);
+		int flips;
+		seam_strip_flip(c.tri, c.nt + (int)add, c.nt,
+				(const float (*)[3])c.pos, c.vgrid,
+				s->seams.panel, pairs, np, &flips);
+		append_triangles(s, &c, (const int (*)[3])(c.tri + c.nt), add);
 	}
-	free(near);
+	seam_strip_free(&st);
+	free(c.vgrid);
+	free(c.tri);
+	free(c.pos);
 	s->stats.strip = add;
 }
 

@@ -103,6 +103,7 @@ struct safe {
 	uint32_t *tri_one;       /* the triangles, twins made the lower
 				    index; NULL when the grid has none */
 	struct seam_grid seams;  /* the grid's channels, for the strip */
+	int band;                /* --safe=seams: SAFE_SEAM_BAND, else 0 */
 	uint8_t *held;           /* n: the vertices bounded, NULL for all
 				    (a seam band's corners) */
 	int stripped;            /* the seams' strip is among the triangles
@@ -123,10 +124,10 @@ struct safe {
 };
 
 /* The bounds for grid g's cloth (its u8 mask; panel and seam when
- * present), none measured yet (due); with band > 0 and seams, only the
- * band of triangles with a corner within `band` cells of a seam vertex
- * (SAFE_SEAM_BAND), the other vertices unbounded (bound FLT_MAX).  g's channels must outlive s: the
- * seams' strip is made at the first measurement. */
+ * present), none measured yet (due); with band > 0, only the triangles
+ * with a corner within `band` cells of a seam vertex (SAFE_SEAM_BAND),
+ * the other vertices unbounded (bound FLT_MAX).  g's channels must
+ * outlive s: the seams' strip is made at the first measurement. */
 int safe_init(struct safe *s, const struct grid *g, int band,
 	      struct error *e);
 void safe_free(struct safe *s);
@@ -135,6 +136,15 @@ void safe_free(struct safe *s);
  * becomes x0.  OpenMP
  * inside; the bounds do not depend on the thread count. */
 void safe_update(struct safe *s, const float *x);
+
+/* pleat-solve --safe=seams: only the triangles with a corner within
+ * this many cells (along either grid axis) of a seam vertex are
+ * measured (none on a grid without seams), and only their corners are
+ * bounded.  The two sides of a seam then cannot cross each other or the
+ * strip, which the repulsion of --self leaves alone; 2 covers both
+ * sides' boundary cells and the row inside them (1 did as well on
+ * tshirt-iso at 1024).  The strip is made over the same band. */
+#define SAFE_SEAM_BAND 2
 
 /* When to measure again.  A vertex that has gone beyond half its bound
  * may need room that a new measurement would give it; but vertices held
@@ -156,14 +166,6 @@ void safe_update(struct safe *s, const float *x);
  * those out only as fast as the bounds allow, and with the wait their
  * violation fell so slowly that --tolerance never stopped (the dress at
  * 128 on its body, 2400 iterations, against 528). */
-/* pleat-solve --safe=seams: only the triangles with a corner within
- * this many cells (along either grid axis) of a seam vertex are
- * measured, and only their corners are bounded.  The two sides of a
- * seam then cannot cross each other or the strip, which the repulsion
- * of --self leaves alone; 2 covers both sides' boundary cells and the
- * row inside them (1 did as well on tshirt-iso at 1024). */
-#define SAFE_SEAM_BAND 2
-
 #define SAFE_MANY 1000
 #define SAFE_EVERY 8
 #define SAFE_TIGHT 0.25

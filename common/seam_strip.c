@@ -31,9 +31,9 @@
  *  4. Where three panels meet, the strips leave a small hole whose
  *     vertices are all seam vertices: it is closed by ear clipping.
  *
- * Only the triangles with a seam vertex for a corner are looked at, so
- * that the full-resolution mesh of a large grid costs what its seams
- * hold. */
+ * Only the triangles with a seam vertex for a corner are looked at; the
+ * arrays per vertex are the mesh's, so pleat-solve --safe passes the
+ * band around the seams alone (safe.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

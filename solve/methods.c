@@ -157,7 +157,7 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 	double out[3];
 	/* only --safe starts behind the half-planes (problem_set_body);
 	 * on a device, the iterate is fetched into the idle host buffer */
-	int behind = p->safe && !p->safe->held && p->plane;
+	int behind = p->safe && !p->safe->band && p->plane;
 	k->violation = 0;
 	if (!dev) {
 		problem_check(p, p->x, k);

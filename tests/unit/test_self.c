@@ -323,6 +323,8 @@ static int near_seam(const struct grid *g, const uint8_t *mask, size_t v,
 static size_t band_triangles(const struct grid *g, int band)
 {
 	const struct grid_channel *m = grid_find(g, "mask"), *p = grid_find(g, "panel");
+	if (!grid_find(g, "seam"))
+		return 0;   /* seams open: no band */
 	uint32_t *tri;
 	size_t nt = grid_triangles(g->width, g->height, m->data,
 				   p ? p->data : NULL, &tri), kept = 0;
