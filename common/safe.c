@@ -204,50 +204,44 @@ struct strip_cloth {
 	float (*pos)[3];
 };
 
-static int u32_order(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 static void strip_cloth(struct strip_cloth *c, const struct safe *s,
 			const float *x)
 {
 	const uint32_t *tri = s->tri_one ? s->tri_one : s->tri;
 	uint8_t *near = seam_band(&s->seams, SAFE_SEAM_BAND);
-	uint8_t *used = xcalloc(s->n, 1);
+	/* each grid vertex's number in c, UINT32_MAX for none */
+	uint32_t *index = xmalloc_array(s->n, sizeof *index);
 	size_t nt = 0, nv = 0;
+	for (size_t v = 0; v < s->n; v++)
+		index[v] = UINT32_MAX;
 	for (size_t t = 0; t < s->ntri; t++)
 		if (in_band(near, tri + 3 * t)) {
 			nt++;
 			for (int k = 0; k < 3; k++)
-				used[tri[3 * t + (size_t)k]] = 1;
+				index[tri[3 * t + (size_t)k]] = 0;
 		}
 	for (size_t v = 0; v < s->n; v++)
-		nv += used[v];
+		if (index[v] == 0)
+			index[v] = (uint32_t)nv++;
+	c->vgrid = xmalloc_array(nv + 1, sizeof *c->vgrid);
+	for (size_t v = 0; v < s->n; v++)
+		if (index[v] != UINT32_MAX)
+			c->vgrid[index[v]] = (uint32_t)v;
 	c->nv = (int)nv;
 	c->nt = (int)nt;
-	c->vgrid = xmalloc_array(nv + 1, sizeof *c->vgrid);
 	c->pos = xmalloc_array(nv + 1, sizeof *c->pos);
-	nv = 0;
-	for (size_t v = 0; v < s->n; v++)
-		if (used[v]) {
-			c->vgrid[nv] = (uint32_t)v;
-			memcpy(c->pos[nv++], x + 3 * v, sizeof *c->pos);
-		}
+	for (size_t k = 0; k < nv; k++)
+		memcpy(c->pos[k], x + 3 * (size_t)c->vgrid[k], sizeof *c->pos);
 	c->tri = xmalloc_array(nt + 1, sizeof *c->tri);
 	nt = 0;
 	for (size_t t = 0; t < s->ntri; t++) {
 		if (!in_band(near, tri + 3 * t))
 			continue;
-		for (int k = 0; k < 3; k++) {
-			const uint32_t *at = bsearch(&tri[3 * t + (size_t)k], c->vgrid,
-						     nv, sizeof *c->vgrid, u32_order);
-			c->tri[nt][k] = (int)(at - c->vgrid);
-		}
+		for (int k = 0; k < 3; k++)
+			c->tri[nt][k] = (int)index[tri[3 * t + (size_t)k]];
 		nt++;
 	}
-	free(used);
+	free(index);
 	free(near);
 }
 

@@ -45,9 +45,9 @@
  * intersecting pair among the grid's triangles: a tangled start comes
  * apart through where the strip would be (the quick start's second
  * level: 2 pairs across a seam left at the end with the strip held from
- * the start, none without it).  pleat-simplify makes its own strip from the solved
- * positions, over its simplified panels; where the pattern leaves the
- * triangulation to a tie, it may choose otherwise.
+ * the start, none without it).  pleat-simplify makes its own strip from
+ * the solved positions, over its simplified panels; where the pattern
+ * leaves the triangulation to a tie, it may choose otherwise.
  *
  * Tangles: bounds measured where triangles already intersect would hold
  * the intersection as it is (undoing it passes through a contact the

@@ -447,7 +447,7 @@ static void report_collisions(const struct listener *l,
 		fprintf(stderr, "%s safe%s: %zu bound updates %.3f s, %zu moves "
 			"held back, %zu triangles of the seams' strip",
 			p->plane || p->prox ? ";" : "",
-			p->safe->held ? " (seams)" : "", p->safe->stats.updates,
+			p->safe->band ? " (seams)" : "", p->safe->stats.updates,
 			p->safe->stats.seconds,
 			p->safe->stats.clamped, p->safe->stats.strip);
 	if (p->safe && p->safe->stats.tangles_start)

@@ -155,9 +155,10 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 			 struct check *k, char *why, size_t n)
 {
 	double out[3];
-	/* only --safe starts behind the half-planes (problem_set_body);
-	 * on a device, the iterate is fetched into the idle host buffer */
-	int behind = p->safe && !p->safe->band && p->plane;
+	/* only --safe (all) starts behind the half-planes
+	 * (problem_set_body); on a device, the iterate is fetched into the
+	 * idle host buffer */
+	int behind = p->plane && p->unpushed;
 	k->violation = 0;
 	if (!dev) {
 		problem_check(p, p->x, k);
@@ -171,7 +172,8 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 	}
 	if (behind) {
 		k->violation = problem_violation(p, dev ? p->next : p->x);
-		p->safe->pressed = k->violation > 0;
+		if (p->safe)
+			p->safe->pressed = k->violation > 0;
 	}
 	return 0;
 }

@@ -407,6 +407,7 @@ void problem_set_body(struct problem *p, const struct body *b,
 	p->plane = xmalloc_array(p->n, 4 * sizeof(float));
 	body_halfplanes(b, p->x, mask, p->n, offset, reach, p->plane,
 			&p->contact);
+	p->unpushed = !project;
 	if (project)
 		problem_push_out(p, offset);
 }

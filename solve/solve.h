@@ -30,11 +30,11 @@ enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG,
 #define BLOCK_HALO 2
 #define BLOCK_T    (BLOCK_W + 2 * BLOCK_HALO)
 
-/* Everything the options decide about one solve. */
 /* --safe's scope: the whole cloth, or the triangles within
  * SAFE_SEAM_BAND cells of a seam vertex (safe.h). */
 enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
 
+/* Everything the options decide about one solve. */
 struct solve_params {
 	enum solve_method method;
 	unsigned terms;          /* TERM_FEM or TERM_SPRING, | TERM_BEND */
@@ -118,6 +118,9 @@ struct problem {
 	float *plane;            /* body half-planes, 4 a vertex (collide.h),
 				    NULL without a body */
 	struct body_plane_stats contact;
+	int unpushed;            /* the start was left behind the half-planes
+				    (problem_set_body without project): the
+				    iterations take the cloth out */
 	/* self collision (--self): proximity lists and the repulsion's R,
 	 * search radius and stiffness; prox NULL when off */
 	struct proximity *prox;

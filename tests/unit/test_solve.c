@@ -746,7 +746,7 @@ static void trace_check(const struct solve_event *ev, void *arg)
 
 /* test_solve trace GRID N SAFE SELF [BODY|- [METHOD]]: N iterations of
  * METHOD (block, chebyshev, pcg or gd; default block) from the grid's x
- * (else rest) with --safe (SAFE 1; 2: --safe=seams), --self (SELF 1)
+ * (else rest) with --safe (SAFE 1), --self (SELF 1)
  * and the body (none for -) as pleat-solve sets them up (scale from the
  * cell), an energy check after each; prints every iterate's
  * intersecting pairs not sewn together and those sewn, then "worst W
@@ -783,12 +783,10 @@ static int trace(const char *path, int n, int safe, int self, const char *body,
 	if (!bad && body) {
 		bad = body_load(&b, body, &e);
 		if (!bad)
-			problem_set_body(&p, &b, mask, cp.offset, cp.reach,
-					 safe != SAFE_ALL);
+			problem_set_body(&p, &b, mask, cp.offset, cp.reach, !safe);
 	}
 	bad = bad || (self && problem_set_self(&p, &g, &cp, &e)) ||
-	      (safe && problem_set_safe(&p, &g, safe == SAFE_SEAMS ?
-					     SAFE_SEAM_BAND : 0, &e));
+	      (safe && problem_set_safe(&p, &g, 0, &e));
 	if (bad) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
