@@ -135,6 +135,13 @@ static void keep_seam_band(struct safe *s, int band)
 	s->held = near;
 }
 
+int safe_scope(const char *name)
+{
+	if (!name || strcmp(name, "all") == 0)
+		return SAFE_ALL;
+	return strcmp(name, "seams") == 0 ? SAFE_SEAMS : 0;
+}
+
 int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 {
 	const uint8_t *mask;

@@ -146,6 +146,14 @@ void safe_update(struct safe *s, const float *x);
  * tshirt-iso at 1024).  The strip is made over the same band. */
 #define SAFE_SEAM_BAND 2
 
+/* --safe's scope (pleat-solve, pleat-initialize): the whole cloth, or
+ * the triangles within SAFE_SEAM_BAND cells of a seam vertex. */
+enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
+
+/* The scope --safe[=SCOPE] names: SAFE_ALL for no value or "all",
+ * SAFE_SEAMS for "seams", 0 for anything else. */
+int safe_scope(const char *name);
+
 /* When to measure again.  A vertex that has gone beyond half its bound
  * may need room that a new measurement would give it; but vertices held
  * close to another part of the cloth (a tight fold, a layer pushed

@@ -194,10 +194,9 @@ static unsigned parse_model(const char *s)
  * the seams (seams). */
 static int parse_safe(const char *s)
 {
-	if (!s || strcmp(s, "all") == 0)
-		return SAFE_ALL;
-	if (strcmp(s, "seams") == 0)
-		return SAFE_SEAMS;
+	int scope = safe_scope(s);
+	if (scope)
+		return scope;
 	usage_fail("--safe: '%s' is not all or seams", s);
 }
 

@@ -30,10 +30,6 @@ enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG,
 #define BLOCK_HALO 2
 #define BLOCK_T    (BLOCK_W + 2 * BLOCK_HALO)
 
-/* --safe's scope: the whole cloth, or the triangles within
- * SAFE_SEAM_BAND cells of a seam vertex (safe.h). */
-enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
-
 /* Everything the options decide about one solve. */
 struct solve_params {
 	enum solve_method method;
