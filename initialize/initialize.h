@@ -59,6 +59,23 @@ int upsample(struct grid *fine, const struct grid *coarse,
 	     const float *coarse_x, struct upsample_counts *n,
 	     struct error *e);
 
+/* approach.c */
+
+struct approach_stats {
+	int rounds;           /* bounds measured */
+	double start, left;   /* summed distance to the targets, metres:
+				 from rest, and at the end */
+	size_t away;          /* vertices short of their target at the end */
+	size_t tangles;       /* intersecting triangle pairs at rest */
+};
+
+/* Replaces x, the targets (an upsampled start), by positions reached
+ * from g's rest towards them under the step bounds of pleat-solve
+ * --safe (safe.h) with scope SAFE_ALL or SAFE_SEAMS: as free of
+ * intersections as the rest. */
+int approach(struct grid *g, float *x, int scope, struct approach_stats *st,
+	     struct error *e);
+
 /* transfer.c */
 
 /* Sets cur's x: the previous frame's wrinkles, expressed in its local

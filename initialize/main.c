@@ -15,10 +15,11 @@
 #include "initialize.h"
 #include "outfile.h"
 #include "progress.h"
+#include "safe.h"
 
 static const char usage_text[] =
-"usage: pleat-initialize -u coarse [-o file] [-q] [-v] [--progress]\n"
-"                        [file ...]\n"
+"usage: pleat-initialize -u coarse [--safe[=scope]] [-o file] [-q] [-v]\n"
+"                        [--progress] [file ...]\n"
 "       pleat-initialize -t prev [--cold-start] [--untangle n]\n"
 "                        [--collision-scale s] [-o file] [-q] [-v]\n"
 "                        [--progress] [file ...]\n"
@@ -32,6 +33,11 @@ static const char usage_text[] =
 "  -u, --upsample FILE  the solved grid of the next coarser level (twice\n"
 "                       the cell, same pattern): its wrinkles, x - rest,\n"
 "                       interpolated within each panel\n"
+"      --safe[=SCOPE]   with --upsample: reach the upsampled positions\n"
+"                       from rest with pleat-solve --safe's bounds, so\n"
+"                       that the start has no intersection the rest\n"
+"                       lacks; SCOPE all (default) or seams: only within\n"
+"                       2 cells of a seam\n"
 "  -t, --transfer FILE  the previous frame's result (same pattern and\n"
 "                       layout): its wrinkles carried in the local frames\n"
 "                       of the coarse surface onto this frame's\n"
@@ -64,6 +70,7 @@ struct options {
 	enum mode mode;
 	const char *source;      /* COARSE or PREV */
 	int cold_start;
+	int safe;                /* --safe: SAFE_ALL or SAFE_SEAMS; 0: off */
 	int untangle;            /* iterations, -1 when not given */
 	double collision_scale;  /* 0 when not given: from the cell */
 	const char *output;
@@ -73,7 +80,7 @@ struct options {
 };
 
 enum { OPT_COLD_START = 256, OPT_UNTANGLE, OPT_COLLISION_SCALE, OPT_FLICKER,
-       OPT_PROGRESS };
+       OPT_PROGRESS, OPT_SAFE };
 
 static void set_mode(struct options *o, enum mode m)
 {
@@ -87,6 +94,7 @@ static const struct option longopts[] = {
 	{"upsample", required_argument, NULL, 'u'},
 	{"transfer", required_argument, NULL, 't'},
 	{"cold-start", no_argument, NULL, OPT_COLD_START},
+	{"safe", optional_argument, NULL, OPT_SAFE},
 	{"untangle", required_argument, NULL, OPT_UNTANGLE},
 	{"collision-scale", required_argument, NULL, OPT_COLLISION_SCALE},
 	{"flicker", no_argument, NULL, OPT_FLICKER},
@@ -112,6 +120,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'u': set_mode(o, MODE_UPSAMPLE); o->source = optarg; break;
 		case 't': set_mode(o, MODE_TRANSFER); o->source = optarg; break;
 		case OPT_COLD_START: o->cold_start = 1; break;
+		case OPT_SAFE:
+			if (!(o->safe = safe_scope(optarg)))
+				usage_fail("--safe: '%s' is not all or seams", optarg);
+			break;
 		case OPT_UNTANGLE: o->untangle = (int)parse_long("--untangle", optarg, 0, 100000); break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_FLICKER: set_mode(o, MODE_FLICKER); break;
@@ -127,6 +139,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage_fail("give one of --upsample, --transfer or --flicker");
 	if (o->cold_start && o->mode != MODE_TRANSFER)
 		usage_fail("--cold-start goes with --transfer");
+	if (o->safe && o->mode != MODE_UPSAMPLE)
+		usage_fail("--safe goes with --upsample");
 	if (o->untangle >= 0 && o->mode != MODE_TRANSFER)
 		usage_fail("--untangle goes with --transfer");
 	if (o->collision_scale > 0 && o->mode != MODE_TRANSFER)
@@ -169,16 +183,26 @@ static void do_upsample(const struct options *o, struct item *it,
 	struct upsample_counts n;
 	struct error e;
 	const float *cx = solved_x(coarse, o->source, &e);
+	struct approach_stats a;
 	if (!cx || upsample_nests(&it->g, coarse, o->source, &e) ||
-	    upsample(&it->g, coarse, cx, &n, &e))
+	    upsample(&it->g, coarse, cx, &n, &e) ||
+	    (o->safe && approach(&it->g, grid_find(&it->g, "x")->data,
+				 o->safe, &a, &e)))
 		die("%s: grid %d: %s", it->name, it->index, e.msg);
-	if (!o->quiet)
-		fprintf(stderr, "%s: %s: grid %d: wrinkles of %s upsampled onto "
-			"%zu cloth vertices: %zu bilinear, %zu fitted near a "
-			"boundary, %zu averaged, %zu with no coarse vertex of "
-			"their panel near (x = rest)\n", progname, it->name,
-			it->index, o->source, n.bilinear + n.fitted + n.averaged +
-			n.none, n.bilinear, n.fitted, n.averaged, n.none);
+	if (o->quiet)
+		return;
+	fprintf(stderr, "%s: %s: grid %d: wrinkles of %s upsampled onto "
+		"%zu cloth vertices: %zu bilinear, %zu fitted near a "
+		"boundary, %zu averaged, %zu with no coarse vertex of "
+		"their panel near (x = rest)\n", progname, it->name,
+		it->index, o->source, n.bilinear + n.fitted + n.averaged +
+		n.none, n.bilinear, n.fitted, n.averaged, n.none);
+	if (o->safe)
+		fprintf(stderr, "%s: %s: grid %d: safe%s: reached from rest in "
+			"%d bound updates; %zu vertices held short, by %.3g m "
+			"in all (of %.3g m)\n", progname, it->name, it->index,
+			o->safe == SAFE_SEAMS ? " (seams)" : "", a.rounds,
+			a.away, a.left, a.start);
 }
 
 static void cold(struct item *it, struct error *e)

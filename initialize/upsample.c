@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "initialize.h"
+#include "seam_link.h"
 
 /* The coarse level: its layout and wrinkles. */
 struct coarse {
@@ -177,6 +178,27 @@ static int fit(const struct coarse *c, int fi, int fj, uint16_t p,
 	return fit_solve(&s, d, affine);
 }
 
+/* Twins (seam_link.h: a seam of no length, two vertices that are one
+ * point of the cloth) were one point at the coarse level too, but each
+ * takes its own panel's wrinkles, and the two sides would start apart and
+ * through each other (the quick start's second level: 217 intersecting
+ * pairs across its seam, 4 with the twins met).  So both take the mean
+ * of the two. */
+static void meet_twins(const struct grid *g, const uint8_t *mask,
+		       const float *seam, float *x)
+{
+	size_t n = grid_vertices(g);
+	for (size_t v = 0; seam && v < n; v++) {
+		size_t t = seam_twin(g, mask, seam, v);
+		if (t == SIZE_MAX || t < v)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			float *a = x + 3 * v + k, *b = x + 3 * t + k;
+			*a = *b = (float)(0.5 * ((double)*a + *b));
+		}
+	}
+}
+
 int upsample(struct grid *fine, const struct grid *coarse,
 	     const float *coarse_x, struct upsample_counts *n,
 	     struct error *e)
@@ -208,6 +230,8 @@ int upsample(struct grid *fine, const struct grid *coarse,
 			for (int k = 0; k < 3; k++)
 				x[3 * v + k] = (float)(ff.rest[3 * v + k] + d[k]);
 		}
+	const struct grid_channel *seam = grid_find_typed(fine, "seam", GRID_F32, 3);
+	meet_twins(fine, ff.mask, seam ? seam->data : NULL, x);
 	n->bilinear = bil;
 	n->fitted = fitted;
 	n->averaged = averaged;

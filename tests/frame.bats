@@ -50,10 +50,10 @@ fails() {
 	[ -z "$(ls -A "$W" | grep '^\.')" ]
 }
 
-@test "--self --safe reach pleat-solve at every level: the bytes by hand" {
+@test "--self --safe reach pleat-solve at every level and the upsampled starts: the bytes by hand" {
 	pleat-frame -l 192,384 -n 8,4 --self --safe -o "$W/a.grid" "$W/a.obj"
 	pleat-resample -s 192 "$W/a.obj" | pleat-solve -q -n 8 --self --safe > "$W/a192.grid"
-	pleat-resample -s 384 "$W/a.obj" | pleat-initialize -q -u "$W/a192.grid" |
+	pleat-resample -s 384 "$W/a.obj" | pleat-initialize -q -u "$W/a192.grid" --safe |
 		pleat-solve -q -n 4 --self --safe > "$W/a384.grid"
 	cmp "$W/a384.grid" "$W/a.grid"
 	# the skirt hardly moves in so few iterations, so that the bounds
@@ -65,6 +65,7 @@ fails() {
 	run --separate-stderr pleat-frame -v -l 192,384 -n 8,4 --self --safe=seams -o "$W/c.grid" "$W/a.obj"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'collisions: self set-up .*; safe (seams): [0-9]* bound updates' <<< "$stderr")" -eq 2 ]
+	[ "$(grep -c 'pleat-initialize: .*: safe (seams): reached from rest in [0-9]* bound updates' <<< "$stderr")" -eq 1 ]
 }
 
 @test "--coarse takes the coarsest level as solved: the same bytes in two runs" {

@@ -88,6 +88,41 @@ within() {
 	within "$output" 2e-7
 }
 
+# pairs GRID: the intersecting triangle pairs pleat-collide counts.
+pairs() {
+	pleat-collide -q "$1" | sed 's/.* \([0-9]*\) intersecting triangle pairs.*/\1/'
+}
+
+@test "upsampling meets twins, and --safe starts with no intersection the rest lacks (the quick start's skirt)" {
+	"$ROOT/examples/make-gathered-skirt" > "$W/skirt.obj"
+	"$ROOT/examples/make-hips" > "$W/hips.obj"
+	pleat-resample -s 192 "$W/skirt.obj" |
+		pleat-solve -q -n 128 --body "$W/hips.obj" --self --safe=seams > "$W/c.grid"
+	pleat-resample -s 384 "$W/skirt.obj" > "$W/f.grid"
+	[ "$(pairs "$W/c.grid")" -eq 0 ]
+	[ "$(pleat-collide -q -c rest "$W/f.grid" | sed 's/.* \([0-9]*\) intersecting.*/\1/')" -eq 0 ]
+	# each side of a seam of no length took its own panel's wrinkles, and
+	# the two started apart and through each other: 246 pairs; 3 with the
+	# twins met, where the boundary cells of the two sides shingle
+	pleat-initialize -q -u "$W/c.grid" "$W/f.grid" > "$W/plain.grid"
+	plain=$(pairs "$W/plain.grid")
+	echo "# plain upsampling: $plain intersecting pairs" >&3
+	[ "$plain" -gt 0 ] && [ "$plain" -le 20 ]
+	OMP_NUM_THREADS=1 pleat-initialize -q -u "$W/c.grid" --safe=seams "$W/f.grid" > "$W/s1.grid"
+	run --separate-stderr env OMP_NUM_THREADS=2 pleat-initialize -u "$W/c.grid" --safe=seams -o "$W/s2.grid" "$W/f.grid"
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "$stderr" == *": safe (seams): reached from rest in "*" bound updates; "*" vertices held short, by "* ]]
+	cmp "$W/s1.grid" "$W/s2.grid"
+	[ "$(pairs "$W/s1.grid")" -eq 0 ]
+	pleat-initialize -q -u "$W/c.grid" --safe "$W/f.grid" > "$W/all.grid"
+	[ "$(pairs "$W/all.grid")" -eq 0 ]
+	# only positions change: the other channels pass through
+	for c in mask panel seam rest; do
+		cmp <(pleat-grid dump -c $c "$W/f.grid") <(pleat-grid dump -c $c "$W/s1.grid")
+	done
+}
+
 @test "a coarse grid that does not nest is refused, naming it and what differs" {
 	pleat-resample -s 192 "$W/fold.obj" > "$W/c.grid"
 	pleat-resample -s 384 "$W/fold.obj" > "$W/f.grid"
@@ -293,6 +328,8 @@ layers() {
 	fails 2 "give one of --upsample, --transfer or --flicker"
 	fails 2 "--upsample, --transfer and --flicker exclude each other" -u a.grid -t b.grid
 	fails 2 "--cold-start goes with --transfer" -u a.grid --cold-start
+	fails 2 "--safe goes with --upsample" -t a.grid --safe
+	fails 2 "--safe: 'some' is not all or seams" -u a.grid --safe=some
 	fails 2 "option '--transfer' needs a value" --transfer
 	fails 2 "unknown option '--bogus'" --flicker --bogus
 }

@@ -1,0 +1,118 @@
+/* approach.c - a start as free of intersections as the rest it moves
+ * from (pleat-initialize --upsample --safe).
+ *
+ * Upsampling carries each panel's wrinkles from its own coarse vertices,
+ * so the two sides of a seam, and layers that the coarse level folded
+ * close together, can arrive lying through each other: the boundary
+ * cells of both sides, extrapolated past the seam line, shingle.  The
+ * shared dress solved at 512 on its body, free of intersections, gives
+ * a start at 1024 with 103 intersecting triangle pairs, all across a
+ * seam, and pleat-solve --self --safe=seams ends 64 iterations with 16
+ * pairs across a seam: --safe holds what it finds tangled, it does not
+ * part it.
+ *
+ * So with --safe the cloth is moved from its rest, which pleat-resample
+ * makes free of intersections, towards the upsampled positions under the
+ * step bounds of pleat-solve --safe (safe.h): each round measures the
+ * bounds at the current positions, every vertex takes its whole way to
+ * its target and is pulled back within its bound.  A vertex that cannot
+ * get there (a side of a seam that would pass the other) stops short,
+ * next to what held it, and the solve goes on from there under the same
+ * bounds.  With the seams scope, only the band around the seams is held;
+ * the rest of the cloth reaches its target in the first round.  The
+ * rounds end when every vertex has arrived, when a round brings the
+ * cloth no closer (by less than APPROACH_GAIN of what is left), or after
+ * APPROACH_ROUNDS. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "initialize.h"
+#include "proximity.h"
+#include "safe.h"
+
+/* Rounds at most: a held vertex moves at most gamma times the reach (0.225
+ * cell) a round, so 1024 rounds carry one 230 cells. */
+#define APPROACH_ROUNDS 1024
+/* A round that closes less than this share of the distance left ends the
+ * approach: the vertices left are held. */
+#define APPROACH_GAIN 1e-3
+
+/* The sum of the distances from x to target over the moving vertices,
+ * row by row then in row order (the same at any thread count). */
+static double distance_left(const struct grid *g, const uint8_t *mov,
+			    const float *x, const float *target,
+			    size_t *away)
+{
+	size_t w = (size_t)g->width, h = (size_t)g->height, n = 0;
+	double *row = xmalloc_array(h ? h : 1, sizeof *row), sum = 0;
+	#pragma omp parallel for schedule(static) reduction(+ : n)
+	for (long j = 0; j < (long)h; j++) {
+		double s = 0;
+		for (size_t i = 0; i < w; i++) {
+			size_t v = (size_t)j * w + i;
+			if (!mov[v])
+				continue;
+			double d2 = 0;
+			for (int k = 0; k < 3; k++) {
+				double d = (double)target[3 * v + (size_t)k] -
+					   x[3 * v + (size_t)k];
+				d2 += d * d;
+			}
+			s += sqrt(d2);
+			n += d2 > 0;
+		}
+		row[j] = s;
+	}
+	for (size_t j = 0; j < h; j++)
+		sum += row[j];
+	free(row);
+	*away = n;
+	return sum;
+}
+
+int approach(struct grid *g, float *x, int scope, struct approach_stats *st,
+	     struct error *e)
+{
+	const struct grid_channel *rest = grid_find_typed(g, "rest", GRID_F32, 3);
+	const uint8_t *mask;
+	const uint16_t *panel;
+	const float *seam;
+	struct safe s;
+	memset(st, 0, sizeof *st);
+	if (!rest)
+		return error_set(e, "needs a 'rest' channel of type f32 x 3 (as "
+				 "pleat-resample writes it)");
+	if (collide_channels(g, &mask, &panel, &seam, e) ||
+	    safe_init(&s, g, scope == SAFE_SEAMS ? SAFE_SEAM_BAND : 0, e))
+		return -1;
+	size_t n = grid_vertices(g);
+	float *target = xmalloc_array(n, 3 * sizeof(float));
+	uint8_t *mov = xmalloc_array(n ? n : 1, 1);
+	memcpy(target, x, n * 3 * sizeof(float));
+	memcpy(x, rest->data, n * 3 * sizeof(float));
+	for (size_t v = 0; v < n; v++)
+		mov[v] = (mask[v] & (MASK_INSIDE | MASK_GHOST)) == MASK_INSIDE;
+	double left = distance_left(g, mov, x, target, &st->away);
+	st->start = left;
+	while (st->away > 0 && st->rounds < APPROACH_ROUNDS) {
+		safe_update(&s, x);
+		for (size_t v = 0; v < n; v++)
+			if (mov[v])
+				memcpy(x + 3 * v, target + 3 * v, 3 * sizeof(float));
+		safe_clamp(&s, mov, x);
+		st->rounds++;
+		double now = distance_left(g, mov, x, target, &st->away);
+		int stalled = left - now < APPROACH_GAIN * left;
+		left = now;
+		if (stalled)
+			break;
+	}
+	st->left = left;
+	st->tangles = s.stats.tangles_start;
+	safe_free(&s);
+	free(target);
+	free(mov);
+	return 0;
+}
