@@ -46,6 +46,9 @@ CFLAGS   = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 LDFLAGS  = -fsanitize=address,undefined
 BUILD    = build/san
 BINDIR   = build/san/bin
+# nvcc would link tests/test_cuda against the sanitized library without
+# the sanitizers' runtime: the sanitized build is the CPU's alone.
+CUDA    ?= 0
 endif
 
 # CUDA: on when nvcc is found, unless CUDA=0; CUDA=1 without nvcc is an error.
