@@ -142,6 +142,14 @@ int safe_scope(const char *name)
 	return strcmp(name, "seams") == 0 ? SAFE_SEAMS : 0;
 }
 
+int safe_scope_option(const char *name)
+{
+	int scope = safe_scope(name);
+	if (!scope)
+		usage_fail("--safe: '%s' is not all or seams", name);
+	return scope;
+}
+
 int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 {
 	const uint8_t *mask;

@@ -153,6 +153,8 @@ enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
 /* The scope --safe[=SCOPE] names: SAFE_ALL for no value or "all",
  * SAFE_SEAMS for "seams", 0 for anything else. */
 int safe_scope(const char *name);
+/* safe_scope of an option's value, or a usage error (exit 2). */
+int safe_scope_option(const char *name);
 
 /* When to measure again.  A vertex that has gone beyond half its bound
  * may need room that a new measurement would give it; but vertices held

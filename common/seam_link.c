@@ -89,3 +89,24 @@ size_t seam_twin(const struct grid *g, const uint8_t *mask,
 	return t != SIZE_MAX && partner_vertex(g, mask, seam, t) == v ? t :
 	       SIZE_MAX;
 }
+
+void seam_join_twins(const struct grid *g, const uint8_t *mov, float *x)
+{
+	const struct grid_channel *sc = grid_find_typed(g, "seam", GRID_F32, 3);
+	if (!sc)
+		return;
+	const uint8_t *mask = grid_find(g, "mask")->data;
+	size_t n = grid_vertices(g);
+	#pragma omp parallel for schedule(static)
+	for (size_t v = 0; v < n; v++) {
+		size_t t = seam_twin(g, mask, sc->data, v);
+		if (t == SIZE_MAX || t < v || !(mov[v] || mov[t]))
+			continue;
+		float *a = x + 3 * v, *b = x + 3 * t;
+		for (int k = 0; k < 3; k++) {
+			float m = !mov[v] ? a[k] : !mov[t] ? b[k] :
+				  0.5f * (a[k] + b[k]);
+			a[k] = b[k] = m;
+		}
+	}
+}

@@ -47,6 +47,15 @@ size_t seam_twin(const struct grid *g, const uint8_t *mask,
 /* Whether vertex v's seam, in the grid's seam channel, has no length
  * (below SEAM_TWIN_LENGTH cells). */
 int seam_without_length(const struct grid *g, const float *seam, size_t v);
+/* Gives each two twin seam vertices (seam_twin: the two sides of a seam
+ * of no length, both on grid vertices) of grid g one position in x (3
+ * floats a vertex): their midpoint, or where the one that does not move
+ * (mov 0: pinned) is.  Nothing without a seam channel.  pleat-solve's
+ * springs hold twins within micrometres, not at one point, and two
+ * panels that meet along an edge almost but not exactly shared cross
+ * each other by rounding; pleat-initialize's upsampling carries each
+ * twin its own panel's wrinkle. */
+void seam_join_twins(const struct grid *g, const uint8_t *mov, float *x);
 #ifdef __cplusplus
 }
 #endif

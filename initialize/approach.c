@@ -11,25 +11,23 @@
  * pairs across a seam: --safe holds what it finds tangled, it does not
  * part it.
  *
- * So with --safe the cloth is moved from its rest, which pleat-resample
- * makes free of intersections, towards the upsampled positions under the
- * step bounds of pleat-solve --safe (safe.h): each round measures the
- * bounds at the current positions, every vertex takes its whole way to
- * its target and is pulled back within its bound.  A vertex that cannot
- * get there (a side of a seam that would pass the other) stops short,
- * next to what held it, and the solve goes on from there under the same
- * bounds.  With the seams scope, only the band around the seams is held;
- * the rest of the cloth reaches its target in the first round.  The
- * rounds end when every vertex has arrived, when a round brings the
+ * So with --safe the cloth is moved from its rest towards the upsampled
+ * positions under the step bounds of pleat-solve --safe (safe.h): each
+ * round measures the bounds at the current positions, every vertex takes
+ * its whole way to its target and is pulled back within its bound.  A
+ * vertex that cannot get there (a side of a seam that would pass the
+ * other) stops short, next to what held it, and the solve goes on from
+ * there under the same bounds.  Twins, which the bounds take as one
+ * point, move by the same share of their way.  With the seams scope, only
+ * the band around the seams is held; the rest of the cloth reaches its
+ * target in the first round.  The rounds end when every vertex has arrived, when a round brings the
  * cloth no closer (by less than APPROACH_GAIN of what is left), or after
  * APPROACH_ROUNDS. */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "initialize.h"
-#include "proximity.h"
 #include "safe.h"
 
 /* Rounds at most: a held vertex moves at most gamma times the reach (0.225
@@ -72,22 +70,57 @@ static double distance_left(const struct grid *g, const uint8_t *mov,
 	return sum;
 }
 
+/* Each two twins (safe.h: one point of the cloth, never measured against
+ * each other) back to the smaller of the shares of their way to their
+ * common target that their bounds let them go: they start apart (each
+ * panel's rest), and pulled back each by its own bound they could part
+ * further, and pass through each other unmeasured. */
+static void keep_twins_together(const struct safe *s, const uint8_t *mov,
+				float *x, const float *target)
+{
+	for (size_t v = 0; v < s->n; v++) {
+		size_t t = s->twin[v];
+		if (t <= v || !mov[v] || !mov[t])
+			continue;
+		double share[2];
+		size_t w[2] = {v, t};
+		for (int q = 0; q < 2; q++) {
+			double moved = 0, way = 0;
+			for (int k = 0; k < 3; k++) {
+				size_t c = 3 * w[q] + (size_t)k;
+				double a = (double)x[c] - s->x0[c];
+				double b = (double)target[c] - s->x0[c];
+				moved += a * a;
+				way += b * b;
+			}
+			share[q] = way > 0 ? sqrt(moved / way) : 1;
+		}
+		/* the one with the larger share goes back to the other's */
+		int q = share[0] > share[1] ? 0 : 1;
+		if (share[q] == share[1 - q])
+			continue;
+		for (int k = 0; k < 3; k++) {
+			size_t c = 3 * w[q] + (size_t)k;
+			x[c] = (float)(s->x0[c] + share[1 - q] *
+				       ((double)target[c] - s->x0[c]));
+		}
+	}
+}
+
 int approach(struct grid *g, float *x, int scope, struct approach_stats *st,
 	     struct error *e)
 {
 	const struct grid_channel *rest = grid_find_typed(g, "rest", GRID_F32, 3);
-	const uint8_t *mask;
-	const uint16_t *panel;
-	const float *seam;
 	struct safe s;
 	memset(st, 0, sizeof *st);
 	if (!rest)
 		return error_set(e, "needs a 'rest' channel of type f32 x 3 (as "
 				 "pleat-resample writes it)");
-	if (collide_channels(g, &mask, &panel, &seam, e) ||
-	    safe_init(&s, g, scope == SAFE_SEAMS ? SAFE_SEAM_BAND : 0, e))
+	if (safe_init(&s, g, scope == SAFE_SEAMS ? SAFE_SEAM_BAND : 0, e))
 		return -1;
-	size_t n = grid_vertices(g);
+	st->no_seams = scope == SAFE_SEAMS && !s.seams.seam;
+	size_t n = s.n;
+	const uint8_t *mask = s.seams.mask;
 	float *target = xmalloc_array(n, 3 * sizeof(float));
 	uint8_t *mov = xmalloc_array(n ? n : 1, 1);
 	memcpy(target, x, n * 3 * sizeof(float));
@@ -102,6 +135,7 @@ int approach(struct grid *g, float *x, int scope, struct approach_stats *st,
 			if (mov[v])
 				memcpy(x + 3 * v, target + 3 * v, 3 * sizeof(float));
 		safe_clamp(&s, mov, x);
+		keep_twins_together(&s, mov, x, target);
 		st->rounds++;
 		double now = distance_left(g, mov, x, target, &st->away);
 		int stalled = left - now < APPROACH_GAIN * left;

@@ -66,7 +66,10 @@ struct approach_stats {
 	double start, left;   /* summed distance to the targets, metres:
 				 from rest, and at the end */
 	size_t away;          /* vertices short of their target at the end */
-	size_t tangles;       /* intersecting triangle pairs at rest */
+	size_t tangles;       /* intersecting triangle pairs at rest (twins
+				 one point), which the start keeps */
+	int no_seams;         /* the seams scope on a grid without a seam
+				 channel: nothing bounded */
 };
 
 /* Replaces x, the targets (an upsampled start), by positions reached

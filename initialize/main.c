@@ -120,10 +120,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'u': set_mode(o, MODE_UPSAMPLE); o->source = optarg; break;
 		case 't': set_mode(o, MODE_TRANSFER); o->source = optarg; break;
 		case OPT_COLD_START: o->cold_start = 1; break;
-		case OPT_SAFE:
-			if (!(o->safe = safe_scope(optarg)))
-				usage_fail("--safe: '%s' is not all or seams", optarg);
-			break;
+		case OPT_SAFE: o->safe = safe_scope_option(optarg); break;
 		case OPT_UNTANGLE: o->untangle = (int)parse_long("--untangle", optarg, 0, 100000); break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_FLICKER: set_mode(o, MODE_FLICKER); break;
@@ -189,6 +186,10 @@ static void do_upsample(const struct options *o, struct item *it,
 	    (o->safe && approach(&it->g, grid_find(&it->g, "x")->data,
 				 o->safe, &a, &e)))
 		die("%s: grid %d: %s", it->name, it->index, e.msg);
+	if (o->safe && a.no_seams)
+		fprintf(stderr, "%s: warning: %s: grid %d: --safe=seams: the "
+			"grid has no seam channel, so nothing is bounded\n",
+			progname, it->name, it->index);
 	if (o->quiet)
 		return;
 	fprintf(stderr, "%s: %s: grid %d: wrinkles of %s upsampled onto "
@@ -200,9 +201,12 @@ static void do_upsample(const struct options *o, struct item *it,
 	if (o->safe)
 		fprintf(stderr, "%s: %s: grid %d: safe%s: reached from rest in "
 			"%d bound updates; %zu vertices held short, by %.3g m "
-			"in all (of %.3g m)\n", progname, it->name, it->index,
+			"in all (of %.3g m)%s", progname, it->name, it->index,
 			o->safe == SAFE_SEAMS ? " (seams)" : "", a.rounds,
-			a.away, a.left, a.start);
+			a.away, a.left, a.start, a.tangles ? "" : "\n");
+	if (o->safe && a.tangles)
+		fprintf(stderr, "; the rest has %zu intersecting triangle "
+			"pairs, and so has the start\n", a.tangles);
 }
 
 static void cold(struct item *it, struct error *e)

@@ -20,6 +20,7 @@
  * Nothing here depends on the level but the cell, through the grid. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "initialize.h"
 #include "seam_link.h"
@@ -180,23 +181,20 @@ static int fit(const struct coarse *c, int fi, int fj, uint16_t p,
 
 /* Twins (seam_link.h: a seam of no length, two vertices that are one
  * point of the cloth) were one point at the coarse level too, but each
- * takes its own panel's wrinkles, and the two sides would start apart and
- * through each other (the quick start's second level: 217 intersecting
- * pairs across its seam, 4 with the twins met).  So both take the mean
- * of the two. */
-static void meet_twins(const struct grid *g, const uint8_t *mask,
-		       const float *seam, float *x)
+ * takes its own panel's wrinkle, and the two sides would start apart and
+ * through each other (the quick start's skirt, its level of 192 cells
+ * solved as examples/run does, carried to 384: 217 intersecting pairs
+ * across its seam, 4 with the twins joined).  So both go to the mean of
+ * their two positions, or to a pinned one's. */
+static void join_twins(const struct grid *g, const uint8_t *mask, float *x)
 {
 	size_t n = grid_vertices(g);
-	for (size_t v = 0; seam && v < n; v++) {
-		size_t t = seam_twin(g, mask, seam, v);
-		if (t == SIZE_MAX || t < v)
-			continue;
-		for (int k = 0; k < 3; k++) {
-			float *a = x + 3 * v + k, *b = x + 3 * t + k;
-			*a = *b = (float)(0.5 * ((double)*a + *b));
-		}
-	}
+	uint8_t *mov = xmalloc_array(n ? n : 1, 1);
+	for (size_t v = 0; v < n; v++)
+		mov[v] = (mask[v] & (MASK_INSIDE | MASK_GHOST | MASK_FIXED)) ==
+			 MASK_INSIDE;
+	seam_join_twins(g, mov, x);
+	free(mov);
 }
 
 int upsample(struct grid *fine, const struct grid *coarse,
@@ -230,8 +228,7 @@ int upsample(struct grid *fine, const struct grid *coarse,
 			for (int k = 0; k < 3; k++)
 				x[3 * v + k] = (float)(ff.rest[3 * v + k] + d[k]);
 		}
-	const struct grid_channel *seam = grid_find_typed(fine, "seam", GRID_F32, 3);
-	meet_twins(fine, ff.mask, seam ? seam->data : NULL, x);
+	join_twins(fine, ff.mask, x);
 	n->bilinear = bil;
 	n->fitted = fitted;
 	n->averaged = averaged;

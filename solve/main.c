@@ -190,16 +190,6 @@ static unsigned parse_model(const char *s)
 	usage_fail("--model: '%s' is not fem or spring", s);
 }
 
-/* --safe's scope: the whole cloth (no value, or all) or the band around
- * the seams (seams). */
-static int parse_safe(const char *s)
-{
-	int scope = safe_scope(s);
-	if (scope)
-		return scope;
-	usage_fail("--safe: '%s' is not all or seams", s);
-}
-
 static int parse_far_bending(const char *s)
 {
 	if (strcmp(s, "now") == 0)
@@ -320,7 +310,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->body_files[o->nbodies++] = optarg;
 			break;
 		case OPT_SELF: o->sp.self = 1; break;
-		case OPT_SAFE: o->sp.safe = parse_safe(optarg); break;
+		case OPT_SAFE: o->sp.safe = safe_scope_option(optarg); break;
 		case OPT_COLLISION_SCALE: o->collision_scale = parse_double("--collision-scale", optarg, 1e-3, 1e6); break;
 		case OPT_SEAM: o->sp.seam = parse_double("--seam", optarg, 0, 1e6); break;
 		case OPT_STEP: o->sp.step = parse_double("--step", optarg, 1e-3, 2); break;
@@ -606,7 +596,7 @@ static void solve_grid(const struct options *o, struct listener *l,
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	memcpy(x->data, p.x, p.n * 3 * sizeof(float));
 	if (p.seams.nlinks)
-		seams_join_twins(g, p.mov, x->data);
+		seam_join_twins(g, p.mov, x->data);
 	if (dynamic_store(&p, g, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	report(o, gpu, l, &p, &r);

@@ -239,12 +239,6 @@ int seams_init(struct seams *s, const struct grid *g, double k,
 size_t seam_bends_build(const struct grid *g, const struct seam_link *link,
 			size_t nlinks, float w, struct seam_bend **bends);
 void seams_free(struct seams *s);
-/* Gives each two twin seam vertices (seam_twin: the two sides of a seam
- * of no length, both on grid vertices) one position: their midpoint, or
- * where the one that does not move (mov 0) is.  The springs hold them
- * within micrometres, not at one point, and two panels that meet along
- * an edge almost but not exactly shared cross each other by rounding. */
-void seams_join_twins(const struct grid *g, const uint8_t *mov, float *x);
 double seams_update(const struct seams *s, const float *x);
 
 /* dynamic.c: the dynamic mode's state.  x_t, the positions at the start
