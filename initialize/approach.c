@@ -118,7 +118,7 @@ int approach(struct grid *g, float *x, int scope, struct approach_stats *st,
 				 "pleat-resample writes it)");
 	if (safe_init(&s, g, scope == SAFE_SEAMS ? SAFE_SEAM_BAND : 0, e))
 		return -1;
-	st->no_seams = scope == SAFE_SEAMS && !s.seams.seam;
+	st->no_seams = scope == SAFE_SEAMS && s.ntri == 0;
 	size_t n = s.n;
 	const uint8_t *mask = s.seams.mask;
 	float *target = xmalloc_array(n, 3 * sizeof(float));

@@ -68,8 +68,9 @@ struct approach_stats {
 	size_t away;          /* vertices short of their target at the end */
 	size_t tangles;       /* intersecting triangle pairs at rest (twins
 				 one point), which the start keeps */
-	int no_seams;         /* the seams scope on a grid without a seam
-				 channel: nothing bounded */
+	int no_seams;         /* the seams scope on a grid without seams
+				 (no triangle in the band): nothing
+				 bounded */
 };
 
 /* Replaces x, the targets (an upsampled start), by positions reached

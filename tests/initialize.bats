@@ -131,7 +131,7 @@ pairs() {
 	pleat-grid cat -q -d seam "$W/f.grid" > "$W/open.grid"
 	run --separate-stderr pleat-initialize -q -u "$W/c.grid" --safe=seams -o "$W/o.grid" "$W/open.grid"
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "pleat-initialize: warning: $W/open.grid: grid 1: --safe=seams: the grid has no seam channel, so nothing is bounded" ]
+	[ "$stderr" = "pleat-initialize: warning: $W/open.grid: grid 1: --safe=seams: the grid has no seams, so nothing is bounded" ]
 }
 
 @test "a coarse grid that does not nest is refused, naming it and what differs" {

@@ -378,6 +378,10 @@ clean_grid_and_mesh() {
 	pleat-solve -q -n 8 --safe -o "$W/a.grid" "$W/fold.grid"
 	pleat-solve -q -n 8 --safe=all -o "$W/b.grid" "$W/fold.grid"
 	cmp "$W/a.grid" "$W/b.grid"
+	# the seams' scope on a grid without seams bounds nothing, and says so
+	run --separate-stderr pleat-solve -q -n 8 --safe=seams -o "$W/c.grid" "$W/fold.grid"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pleat-solve: warning: $W/fold.grid: grid 1: --safe=seams: the grid has no seams, so nothing is bounded" ]
 }
 
 @test "--safe with -m mg: a usage error, exit 2" {
