@@ -78,6 +78,8 @@ static double distance_left(const struct grid *g, const uint8_t *mov,
 static void keep_twins_together(const struct safe *s, const uint8_t *mov,
 				float *x, const float *target)
 {
+	if (!s->tri_one)        /* no twins (safe.h) */
+		return;
 	for (size_t v = 0; v < s->n; v++) {
 		size_t t = s->twin[v];
 		if (t <= v || !mov[v] || !mov[t])

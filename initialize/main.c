@@ -197,15 +197,18 @@ static void do_upsample(const struct options *o, struct item *it,
 		"their panel near (x = rest)\n", progname, it->name,
 		it->index, o->source, n.bilinear + n.fitted + n.averaged +
 		n.none, n.bilinear, n.fitted, n.averaged, n.none);
-	if (o->safe)
-		fprintf(stderr, "%s: %s: grid %d: safe%s: reached from rest in "
-			"%d bound updates; %zu vertices held short, by %.3g m "
-			"in all (of %.3g m)%s", progname, it->name, it->index,
-			o->safe == SAFE_SEAMS ? " (seams)" : "", a.rounds,
-			a.away, a.left, a.start, a.tangles ? "" : "\n");
-	if (o->safe && a.tangles)
-		fprintf(stderr, "; the rest has %zu intersecting triangle "
-			"pairs, and so has the start\n", a.tangles);
+	if (!o->safe)
+		return;
+	char tangles[96] = "";
+	if (a.tangles)
+		snprintf(tangles, sizeof tangles, "; the rest has %zu "
+			 "intersecting triangle pairs, and so has the start",
+			 a.tangles);
+	fprintf(stderr, "%s: %s: grid %d: safe%s: reached from rest in %d "
+		"bound updates; %zu vertices held short, by %.3g m in all "
+		"(of %.3g m)%s\n", progname, it->name, it->index,
+		o->safe == SAFE_SEAMS ? " (seams)" : "", a.rounds, a.away,
+		a.left, a.start, tangles);
 }
 
 static void cold(struct item *it, struct error *e)
