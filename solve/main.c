@@ -499,7 +499,8 @@ static void report(const struct options *o, const char *gpu,
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
 	if (o->sp.rho_auto && !r->cycles)
-		fprintf(stderr, ", rho %.6g (auto)", r->rho);
+		fprintf(stderr, ", rho %.6g (auto%s)", r->rho,
+			r->rho_falls ? ", lowered as the energy rose" : "");
 	if (r->halvings && r->cycles)
 		fprintf(stderr, ", %d coarse corrections halved or dropped "
 			"(the energy rose)", r->halvings);

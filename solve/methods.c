@@ -330,8 +330,9 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			if (met)
 				break;
 			/* --rho auto: a new estimate restarts the sequence */
-			if (sp->rho_auto && rho_update(&rho, res->conv.d, kc,
-					sp->cheb_delay, sp->check_every)) {
+			if (sp->rho_auto && rho_update(&rho, res->conv.d,
+					k.noise, kc, sp->cheb_delay,
+					sp->check_every)) {
 				kc = sp->cheb_delay;
 				omega = 1.0f;
 				res->rho = rho.rho;
@@ -340,6 +341,13 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 		}
 		if (backend_restore(p, dev, why, sizeof why))
 			goto failed;
+		if (sp->rho_auto && rho_rose(&rho)) {
+			kc = sp->cheb_delay;
+			omega = 1.0f;
+			res->rho = rho.rho;
+			res->rho_falls++;
+			continue;
+		}
 		step *= 0.5;
 		p->c.step = (float)step;
 		kc = 0;

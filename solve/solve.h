@@ -400,16 +400,22 @@ double converge_relative_residual(const struct converge *c);
  * energy's decreases. */
 struct rho_estimate {
 	double rho;              /* the estimate */
+	double ceiling;          /* what it may rise to */
+	int hold;                /* accepted checks the ceiling still holds */
 	double dprev;            /* the decrease before the last */
 	int estimated;           /* the first estimate is made */
 };
 void rho_init(struct rho_estimate *r, double rho);
-/* After an accepted check: d the decrease since the check before, kc
+/* After an accepted check: d the decrease since the check before,
+ * noise the decrease rounding can explain (struct check), kc
  * the iterations of the Chebyshev sequence so far (delay included),
  * every the iterations between checks.  1 when the estimate changed:
  * the sequence restarts with it. */
-int rho_update(struct rho_estimate *r, double d, int kc, int delay,
-	       int every);
+int rho_update(struct rho_estimate *r, double d, double noise, int kc,
+	       int delay, int every);
+/* After a rejected check (the energy rose): 1 when the estimate fell,
+ * and with it the ceiling; 0 when it cannot, and the step must. */
+int rho_rose(struct rho_estimate *r);
 
 /* One line of the run's record, for --stats and --progress: iteration
  * of budget, the check there, and the stopping test's state. */
@@ -455,6 +461,7 @@ struct solve_result {
 	struct check k;          /* at the returned x */
 	double seconds;          /* the iterations, checks included */
 	int halvings;
+	int rho_falls;           /* --rho auto: lowered as the energy rose */
 	double step;             /* the step at the end */
 	double rho;              /* the outer Chebyshev radius at the end */
 };
