@@ -91,29 +91,43 @@ field_at() {
 	numeric 'a > 0.98 && a < 1.02 && b > 0.49 && b < 0.51 && t > -61 && t < -59 && z < 1e-6' a="$s1" b="$s2" t="$angle" z="$z"
 }
 
+# Wrinkles are told from the sheet's overall shape by their curvature
+# (the band's "bend": z's second differences along the rows).  Slopes
+# (first differences) also count the whole square cupping around the
+# gathered band, which grows as the solve converges: the far rows'
+# slopes rose from 1/85 of the band's at 150 iterations to 1/10 at 6400
+# (the fixed radius 0.992) while their curvature stayed at 1/26 to 1/34
+# of the band's, with either radius.
 @test "gathering 2 in a band: wrinkles in the band only, crests across the shirring direction" {
 	solved_band 2 150
 	run "$T" band "$W/out.grid" 0.05 0.03
 	echo "$output"
-	read -r _ along across _ far _ _ <<< "$output"
-	# folds with slopes of millimetres per cell in the band, fifty times
-	# less a band's width away; z varies along u (crests run along v)
-	# several times more than across (which also sees the band bulge)
-	numeric 'a > 1e-3 && f < a / 50 && a > 4 * c' a="$along" c="$across" f="$far"
+	read -r _ along across _ _ _ _ _ _ _ bend far <<< "$output"
+	# folds with slopes of millimetres per cell in the band, twenty
+	# times less curvature a band's width away; z varies along u (crests
+	# run along v) several times more than across (which also sees the
+	# band bulge)
+	numeric 'a > 1e-3 && a > 4 * c && f < b / 20' a="$along" c="$across" b="$bend" f="$far"
 }
 
+# The band is measured by its length, not its span: the gathered square
+# cups, so the middle row's ends come closer than its length (span 0.42,
+# length 0.500 at the equilibrium; the span read 0.50 only while the
+# solve was short of it).  Beside the band the cloth keeps its length
+# and folds to the band's span; the band itself is not flat either, but
+# its curvature is a third of the folds' (3.4 to 3.5 from 400 to 1600
+# iterations, and 8 with the fixed radius 0.992 at 1600).
 @test "shirring 0.5 in a band: it shrinks to 0.5 (5%), and the fabric it pulls in folds beside it" {
 	solved_band 0.5 400
 	run "$T" band "$W/out.grid" 0.05 0.03
 	echo "$output"
-	read -r _ along _ _ _ _ span <<< "$output"
+	read -r _ _ _ _ _ _ _ _ arc _ bend _ <<< "$output"
 	# rows beside the band, 2 cm from its centre line
 	run "$T" band "$W/out.grid" 0.03 0.01
 	echo "$output"
-	read -r _ beside across _ _ _ _ <<< "$output"
-	# the band itself stays smooth along u (it only bends across);
-	# beside it the folds run across u
-	numeric 's > 0.475 && s < 0.525 && b > 5e-4 && b > 10 * a && b > 2 * c' s="$span" a="$along" b="$beside" c="$across"
+	read -r _ _ _ _ _ _ bspan _ barc _ bbend _ <<< "$output"
+	numeric 'l > 0.475 && l < 0.525 && bs < 0.8 && bl > 0.95 && bb > 5e-4 && bb > 2 * b' \
+		l="$arc" b="$bend" bs="$bspan" bl="$barc" bb="$bbend"
 }
 
 @test "a lone stroke: its tensor on the segment, the identity beyond its radius" {

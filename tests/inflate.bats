@@ -114,15 +114,30 @@ reldiff() {
 	awk -v s="$small" -v l="$large" 'BEGIN { exit !(s < 0.01 && l > 0.03) }'
 }
 
-@test "--fill D holds each layer D off the coarse surface, within 10%" {
+# The layer only pushes, so where the cloth touches it, it sits at D;
+# between its sewn edges the cloth's bending makes it a dome that clears
+# the layer everywhere else.  The lower quartile is where it touches:
+# 0.979 mm at --fill 1 mm after 256 iterations, 0.986 mm after 4096;
+# 2.89 and 2.91 mm at 3 mm after 256 and 1024.  The median and the top
+# are the dome's, growing as the solve converges (at 1 mm: 1.02 and
+# 1.26 mm after 256 iterations, 1.43 and 1.75 mm after 4096).  With the
+# fixed radius 0.992 the top was 1.03 mm after 256 iterations and
+# 1.36 mm after 4096, so "within 10% of D" held only short of the
+# equilibrium.
+quartile() {
+	"$T" layers "$2" | awk -v p="$1" '$1 == "panel" && $2 == p ":" { print $14 }'
+}
+
+@test "--fill D holds each layer D off the coarse surface where it touches (10%), and no more than 2 D off" {
 	for D in 0.001 0.003; do
 		solve "fill$D" --fill "$D"
 		for p in 0 1; do
+			q=$(quartile "$p" "$W/fill$D.grid")
 			m=$(median "$p" "$W/fill$D.grid")
 			top=$(largest "$p" "$W/fill$D.grid")
-			echo "# --fill $D m: layer $p median offset $m m, largest $top m" >&3
-			awk -v m="$m" -v t="$top" -v d="$D" 'BEGIN {
-				exit !(m > 0.9 * d && m < 1.1 * d && t < 1.1 * d) }'
+			echo "# --fill $D m: layer $p lower quartile $q m, median $m m, largest $top m" >&3
+			numeric 'q > 0.9 * d && q < 1.1 * d && m >= q && t < 2 * d' \
+				q="$q" m="$m" t="$top" d="$D"
 		done
 	done
 	# and without it the layers stay where they are

@@ -12,7 +12,12 @@
  *        the z difference between neighbours along the rows (i) and
  *        across them (j) over the band's middle half |v - V0| < WIDTH/4,
  *        F the rms along the rows farther than WIDTH from V0, S the
- *        middle row's span in x over its span in rest
+ *        middle row's span in x over its span in rest; then "arc L
+ *        bend B G", L the middle row's length in 3D (its polyline) over
+ *        its span in rest, B and G the rms of z's second differences
+ *        along the rows of the middle half and of the far rows
+ *        (curvature: wrinkles, where A and F also count the slope of a
+ *        sheet that cups as a whole)
  *   test_gather metric FILE   the least-squares affine map A from pattern
  *        to x over the cloth: the square roots of the eigenvalues of
  *        A^T A (the principal stretches), the first one's direction and
@@ -69,6 +74,9 @@ static int cmd_lift(const char *in, const char *out, double pert)
 /* One row's measurements. */
 struct row {
 	double span, rest_span, zrms, along, across;
+	double arc;              /* the length of the row's polyline in x */
+	double bend;             /* sum of squared second differences of z
+				    along the row */
 	int count;
 };
 
@@ -95,6 +103,15 @@ static void measure_row(const struct grid *g, int j, struct row *r)
 		if (i + 1 < g->width && (mask[v + 1] & MASK_INSIDE)) {
 			double d = (double)x[3 * (v + 1) + 2] - x[3 * v + 2];
 			r->along += d * d;
+			double dx = (double)x[3 * (v + 1)] - x[3 * v];
+			double dy = (double)x[3 * (v + 1) + 1] - x[3 * v + 1];
+			r->arc += sqrt(dx * dx + dy * dy + d * d);
+		}
+		if (i > 0 && i + 1 < g->width && (mask[v - 1] & MASK_INSIDE) &&
+		    (mask[v + 1] & MASK_INSIDE)) {
+			double c = (double)x[3 * (v + 1) + 2] - 2.0 * x[3 * v + 2] +
+				   x[3 * (v - 1) + 2];
+			r->bend += c * c;
 		}
 		if (j + 1 < g->height && (mask[v + w] & MASK_INSIDE)) {
 			double d = (double)x[3 * (v + w) + 2] - x[3 * v + 2];
@@ -129,7 +146,8 @@ static int cmd_band(const char *path, double v0, double width)
 {
 	struct grid g;
 	load(path, &g);
-	double along = 0, across = 0, far = 0, span = 0;
+	double along = 0, across = 0, far = 0, span = 0, arc = 0, bend = 0;
+	double far_bend = 0;
 	int ncore = 0, nfar = 0;
 	int mid = (int)lround((v0 - g.origin[1]) / g.cell);
 	for (int j = 0; j < g.height; j++) {
@@ -141,18 +159,24 @@ static int cmd_band(const char *path, double v0, double width)
 		if (d < width / 4) {
 			along += r.along;
 			across += r.across;
+			bend += r.bend;
 			ncore += r.count;
 		} else if (d > width) {
 			far += r.along;
+			far_bend += r.bend;
 			nfar += r.count;
 		}
-		if (j == mid)
+		if (j == mid) {
 			span = r.span / r.rest_span;
+			arc = r.arc / r.rest_span;
+		}
 	}
-	printf("core %.4e %.4e far %.4e span %.5f\n",
+	printf("core %.4e %.4e far %.4e span %.5f arc %.5f bend %.4e %.4e\n",
 	       sqrt(along / (ncore ? ncore : 1)),
 	       sqrt(across / (ncore ? ncore : 1)),
-	       sqrt(far / (nfar ? nfar : 1)), span);
+	       sqrt(far / (nfar ? nfar : 1)), span, arc,
+	       sqrt(bend / (ncore ? ncore : 1)),
+	       sqrt(far_bend / (nfar ? nfar : 1)));
 	grid_free(&g);
 	return 0;
 }

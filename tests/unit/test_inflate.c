@@ -223,7 +223,8 @@ static struct grid_channel *need(const struct grid *g, const char *name,
 	return c;
 }
 
-/* Panel k's offsets along the rest normals: mean, median, largest. */
+/* Panel k's offsets along the rest normals: mean, median, largest and
+ * lower quartile. */
 static void panel_offsets(const struct grid *g, const uint32_t *nbr, int k)
 {
 	const float *x = need(g, "x", GRID_F32, 3)->data;
@@ -244,8 +245,8 @@ static void panel_offsets(const struct grid *g, const uint32_t *nbr, int k)
 	qsort(off, m, sizeof *off, cmp_double);
 	if (m)
 		printf("panel %d: %zu vertices, offset mean %.9g median %.9g "
-		       "max %.9g m\n", k, m, sum / (double)m, off[m / 2],
-		       off[m - 1]);
+		       "max %.9g m, quartile %.9g m\n", k, m, sum / (double)m,
+		       off[m / 2], off[m - 1], off[m / 4]);
 	free(off);
 }
 
