@@ -109,8 +109,10 @@ double converge_relative_residual(const struct converge *c)
  * rises at a check.  Where the fixed radius halves the step, the
  * estimate instead falls, 1 - rho doubling (RHO_FALL), and becomes the
  * ceiling for the next RHO_HOLD accepted checks; the sequence restarts
- * from the last accepted iterate at the same step.  Only when it would
- * fall below RHO_MIN does the step halve.  Measured on the inflated
+ * from the last accepted iterate at the same step, with one plain step
+ * (the restored iterate is also the previous one).  Only when it would
+ * fall below RHO_MIN (from under 0.75), or before the first estimate,
+ * does the step halve.  Measured on the inflated
  * patch (tests/inflate.bats, --air 0.5 to 64 Pa, 256 iterations): one
  * fall from 0.991 to 0.982 where the estimate that only grew climbed to
  * 0.9999 and halved the step one to three times. */
@@ -141,34 +143,44 @@ static double rho_explaining(double rho, double sigma)
 	return y > 1 ? rho * 0.5 * (y + 1 / y) : rho;
 }
 
-int rho_update(struct rho_estimate *r, double d, double noise, int kc,
-	       int delay, int every)
+/* The estimate after an accepted check (rho_update), under the ceiling;
+ * r->rho when the check says nothing new. */
+static double rho_estimate(struct rho_estimate *r, double d, double noise,
+			   int kc, int delay, int every)
 {
 	double dprev = r->dprev;
-	if (r->hold > 0 && --r->hold == 0)
-		r->ceiling = RHO_MAX;
 	/* a decrease that rounding can explain says nothing of the rate:
 	 * taken as one, a converged solve's would raise the estimate to
 	 * its ceiling */
 	r->dprev = d > noise ? d : NAN;
 	if (!(d > noise) || !(dprev > noise))
-		return 0;
+		return r->rho;
 	double sigma = pow(d / dprev, 1.0 / (2.0 * every));
 	/* decreases that grow are no contraction: the iterate is leaving
 	 * a saddle (a sheet starting to buckle), or the nonlinearity
 	 * dominates, and no radius explains them */
 	if (!(sigma < 1))
-		return 0;
+		return r->rho;
 	double rho;
 	if (kc == delay && !r->estimated)   /* two plain intervals ended */
-		rho = fmin(fmax(sigma, RHO_MIN), r->ceiling);
+		rho = fmax(sigma, RHO_MIN);
 	else if (kc == delay)    /* again, after a step halving */
-		rho = fmin(fmax(sigma, r->rho), r->ceiling);
+		rho = fmax(sigma, r->rho);
 	else if (kc >= delay + 2 * every)    /* two accelerated ones */
-		rho = fmin(rho_explaining(r->rho, sigma), r->ceiling);
+		rho = rho_explaining(r->rho, sigma);
 	else
-		return 0;
+		return r->rho;
 	r->estimated = 1;
+	return fmin(rho, r->ceiling);
+}
+
+int rho_update(struct rho_estimate *r, double d, double noise, int kc,
+	       int delay, int every)
+{
+	double rho = rho_estimate(r, d, noise, kc, delay, every);
+	/* this check was one of the RHO_HOLD the lowered ceiling holds */
+	if (r->hold > 0 && --r->hold == 0)
+		r->ceiling = RHO_MAX;
 	if (rho == r->rho)
 		return 0;
 	r->rho = rho;

@@ -404,8 +404,7 @@ static void on_check(const struct solve_event *ev, void *arg)
 		 "%.3g N (relative %.3g), step %g; %.1f s elapsed%s%s", l->name,
 		 l->grid, ev->iteration, ev->budget, cyc, ev->k.energy,
 		 ev->k.residual, rel_res, ev->step, ev->seconds, left,
-		 ev->accepted ? "" : ": the energy rose, back to the last check "
-		 "with half the step");
+		 ev->accepted ? "" : ": the energy rose, back to the last check");
 }
 
 static const char *method_name(enum solve_method m)
@@ -498,7 +497,8 @@ static void report(const struct options *o, const char *gpu,
 		fprintf(stderr, "on %s", gpu);
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
-	if (o->sp.rho_auto && !r->cycles)
+	if (o->sp.rho_auto && (o->sp.method == METHOD_CHEBYSHEV ||
+				o->sp.method == METHOD_BLOCK))
 		fprintf(stderr, ", rho %.6g (auto%s)", r->rho,
 			r->rho_falls ? ", lowered as the energy rose" : "");
 	if (r->halvings && r->cycles)

@@ -7,7 +7,9 @@
  * after the last, F is computed; when it rose by more than float rounding
  * of the positions can explain (struct check's noise), or is not finite,
  * the loop goes back to the last accepted iterate, halves the step and
- * restarts the Chebyshev sequence (delay included), as from a new start.
+ * restarts the Chebyshev sequence (delay included), as from a new start;
+ * with --rho auto, Chebyshev's radius falls instead of the step while it
+ * can (converge.c, rho_rose).
  * What it returns is always an accepted iterate, so never NaN.
  */
 #include <math.h>
@@ -278,6 +280,9 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	float omega = 1.0f;
 	struct pcg pcg = {0};
 	struct rho_estimate rho;
+	/* --rho auto where there is a radius: gd and pcg have none */
+	int chebyshev_auto = sp->rho_auto && (sp->method == METHOD_CHEBYSHEV ||
+					      sp->method == METHOD_BLOCK);
 
 	memset(res, 0, sizeof *res);
 	rho_init(&rho, sp->rho);
@@ -330,7 +335,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 			if (met)
 				break;
 			/* --rho auto: a new estimate restarts the sequence */
-			if (sp->rho_auto && rho_update(&rho, res->conv.d,
+			if (chebyshev_auto && rho_update(&rho, res->conv.d,
 					k.noise, kc, sp->cheb_delay,
 					sp->check_every)) {
 				kc = sp->cheb_delay;
@@ -341,8 +346,11 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 		}
 		if (backend_restore(p, dev, why, sizeof why))
 			goto failed;
-		if (sp->rho_auto && rho_rose(&rho)) {
-			kc = sp->cheb_delay;
+		/* --rho auto: the radius falls instead of the step, where
+		 * there is a radius (the restored iterate is also the
+		 * previous one, so the sequence restarts with a plain step) */
+		if (chebyshev_auto && rho_rose(&rho)) {
+			kc = sp->cheb_delay > 0 ? sp->cheb_delay - 1 : 0;
 			omega = 1.0f;
 			res->rho = rho.rho;
 			res->rho_falls++;

@@ -96,8 +96,9 @@ field_at() {
 # (first differences) also count the whole square cupping around the
 # gathered band, which grows as the solve converges: the far rows'
 # slopes rose from 1/85 of the band's at 150 iterations to 1/10 at 6400
-# (the fixed radius 0.992) while their curvature stayed at 1/26 to 1/34
-# of the band's, with either radius.
+# (the fixed radius 0.992), while their curvature went from 1/90 of the
+# band's at 150 to 1/28 at 400, 1/22 at 800 to 2400 and 1/26 at 6400
+# (1/47 at 150 and 1/33 converged with --rho auto).
 @test "gathering 2 in a band: wrinkles in the band only, crests across the shirring direction" {
 	solved_band 2 150
 	run "$T" band "$W/out.grid" 0.05 0.03

@@ -116,28 +116,26 @@ reldiff() {
 
 # The layer only pushes, so where the cloth touches it, it sits at D;
 # between its sewn edges the cloth's bending makes it a dome that clears
-# the layer everywhere else.  The lower quartile is where it touches:
-# 0.979 mm at --fill 1 mm after 256 iterations, 0.986 mm after 4096;
-# 2.89 and 2.91 mm at 3 mm after 256 and 1024.  The median and the top
-# are the dome's, growing as the solve converges (at 1 mm: 1.02 and
-# 1.26 mm after 256 iterations, 1.43 and 1.75 mm after 4096).  With the
-# fixed radius 0.992 the top was 1.03 mm after 256 iterations and
-# 1.36 mm after 4096, so "within 10% of D" held only short of the
+# the layer everywhere else.  So the measure is the share of the vertices
+# off the sewn edges (which stay at 0) that are at least 0.9 D off:
+# measured 0.97 and 0.94 at --fill 1 and 3 mm after 256 iterations, 0.98
+# and 0.94 after 4096, 0.89 to 1.0 at cells of 2.5 to 10 mm converged.
+# The median and the top are the dome's and grow as the solve converges:
+# at 1 mm the top was 1.03 mm after 256 iterations and 1.36 mm after 4096
+# (1.75 mm with --rho auto), so "within 10% of D" held only short of the
 # equilibrium.
-quartile() {
-	"$T" layers "$2" | awk -v p="$1" '$1 == "panel" && $2 == p ":" { print $14 }'
+held() {
+	"$T" layers "$2" "$3" | awk -v p="$1" '$1 == "panel" && $2 == p ":" { print $14 }'
 }
 
-@test "--fill D holds each layer D off the coarse surface where it touches (10%), and no more than 2 D off" {
+@test "--fill D holds the layers at least D off the coarse surface (90% of D, 85% of them), and less than 2 D off" {
 	for D in 0.001 0.003; do
 		solve "fill$D" --fill "$D"
 		for p in 0 1; do
-			q=$(quartile "$p" "$W/fill$D.grid")
-			m=$(median "$p" "$W/fill$D.grid")
+			h=$(held "$p" "$W/fill$D.grid" "$D")
 			top=$(largest "$p" "$W/fill$D.grid")
-			echo "# --fill $D m: layer $p lower quartile $q m, median $m m, largest $top m" >&3
-			numeric 'q > 0.9 * d && q < 1.1 * d && m >= q && t < 2 * d' \
-				q="$q" m="$m" t="$top" d="$D"
+			echo "# --fill $D m: layer $p: $h of the vertices off its edges at 0.9 D or more, largest offset $top m" >&3
+			numeric 'h >= 0.85 && t < 2 * d' h="$h" t="$top" d="$D"
 		done
 	done
 	# and without it the layers stay where they are
@@ -164,6 +162,18 @@ quartile() {
 		echo "# --air $P: energy $ea J with --rho auto, $ef J with 0.992" >&3
 		# measured equal to 9 digits at 64 Pa, lower at 0.5 Pa
 		numeric 'a <= f + 1e-6 * (f < 0 ? -f : f)' a="$ea" f="$ef"
+	done
+}
+
+# gd and pcg have no Chebyshev radius: --rho auto must change nothing.
+# Lowering a radius they do not use once restarted pcg's sequence at the
+# wrong place and repeated the same rejected step, and at step 0.8 pcg
+# ran into the step floor.
+@test "--rho auto with gd and pcg, which have no radius: the fixed radius's bytes" {
+	for m in gd pcg; do
+		pleat-solve -q -m "$m" --step 0.8 -n 512 $FOUNDATION --air 16 --rho auto -o "$W/auto.grid" "$W/pillow.grid"
+		pleat-solve -q -m "$m" --step 0.8 -n 512 $FOUNDATION --air 16 --rho 0.992 -o "$W/fixed.grid" "$W/pillow.grid"
+		cmp "$W/auto.grid" "$W/fixed.grid"
 	done
 }
 

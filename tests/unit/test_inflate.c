@@ -4,10 +4,12 @@
  *                          differences of its energy, on a wavy sheet
  *   test_inflate volume    the air's volume shares against the volume
  *                          under a tent, summed prism by prism
- *   test_inflate layers GRID
+ *   test_inflate layers GRID [D]
  *                          per panel of a solved grid: the offsets of its
  *                          cloth vertices along the rest normals,
- *                          n . (x - rest), their mean, median and largest
+ *                          n . (x - rest), their mean, median and largest;
+ *                          with D, the share of the vertices off the
+ *                          panel's boundary that are at least 0.9 D off
  *
  * fd and volume print their numbers and exit 0 when they are within the
  * tolerance they state, 1 otherwise.
@@ -223,14 +225,17 @@ static struct grid_channel *need(const struct grid *g, const char *name,
 	return c;
 }
 
-/* Panel k's offsets along the rest normals: mean, median, largest and
- * lower quartile. */
-static void panel_offsets(const struct grid *g, const uint32_t *nbr, int k)
+/* Panel k's offsets along the rest normals: mean, median, largest; with
+ * a depth D > 0, also the share of the vertices off the panel's boundary
+ * (the sewn edges, which stay at 0) that are at least 0.9 D off. */
+static void panel_offsets(const struct grid *g, const uint32_t *nbr, int k,
+			  double depth)
 {
 	const float *x = need(g, "x", GRID_F32, 3)->data;
 	const float *rest = need(g, "rest", GRID_F32, 3)->data;
 	const uint16_t *panel = need(g, "panel", GRID_U16, 1)->data;
-	size_t n = grid_vertices(g), m = 0;
+	const uint8_t *mask = need(g, "mask", GRID_U8, 1)->data;
+	size_t n = grid_vertices(g), m = 0, inner = 0, held = 0;
 	double *off = malloc(n * sizeof *off), sum = 0;
 	for (size_t v = 0; v < n; v++) {
 		if (panel[v] != k || !nbr[v])
@@ -240,17 +245,26 @@ static void panel_offsets(const struct grid *g, const uint32_t *nbr, int k)
 		off[m] = a.x * (x[3 * v] - rest[3 * v]) +
 			 a.y * (x[3 * v + 1] - rest[3 * v + 1]) +
 			 a.z * (x[3 * v + 2] - rest[3 * v + 2]);
+		if (!(mask[v] & MASK_BOUNDARY)) {
+			inner++;
+			held += off[m] >= 0.9 * depth;
+		}
 		sum += off[m++];
 	}
 	qsort(off, m, sizeof *off, cmp_double);
 	if (m)
 		printf("panel %d: %zu vertices, offset mean %.9g median %.9g "
-		       "max %.9g m, quartile %.9g m\n", k, m, sum / (double)m,
-		       off[m / 2], off[m - 1], off[m / 4]);
+		       "max %.9g m", k, m, sum / (double)m, off[m / 2],
+		       off[m - 1]);
+	if (m && depth > 0)
+		printf(", held %.4f of %zu", inner ? (double)held / inner : 0.0,
+		       inner);
+	if (m)
+		printf("\n");
 	free(off);
 }
 
-static int cmd_layers(const char *path)
+static int cmd_layers(const char *path, double depth)
 {
 	struct grid g;
 	struct error e;
@@ -269,7 +283,7 @@ static int cmd_layers(const char *path)
 		if (panel[v] != PANEL_NONE && panel[v] > top)
 			top = panel[v];
 	for (int k = 0; k <= top; k++)
-		panel_offsets(&g, nbr, k);
+		panel_offsets(&g, nbr, k, depth);
 	free(nbr);
 	grid_free(&g);
 	return 0;
@@ -281,8 +295,8 @@ int main(int argc, char **argv)
 		return cmd_fd();
 	if (argc == 2 && strcmp(argv[1], "volume") == 0)
 		return cmd_volume();
-	if (argc == 3 && strcmp(argv[1], "layers") == 0)
-		return cmd_layers(argv[2]);
-	fprintf(stderr, "usage: test_inflate fd|volume|layers GRID\n");
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "layers") == 0)
+		return cmd_layers(argv[2], argc == 4 ? atof(argv[3]) : 0);
+	fprintf(stderr, "usage: test_inflate fd|volume|layers GRID [D]\n");
 	return 2;
 }
