@@ -58,16 +58,25 @@ setup() {
 	[[ "$stderr" == *"grid 1: converged to 0.001 (the budget of 6000 iterations ran out): about "*" J ("*" of the gain so far) left to gain"* ]]
 }
 
+# The relative residual is the last check's residual over the first's,
+# both as --stats records them.  (It is no measure of convergence: after
+# 64 iterations of this square it is 0.96 with the fixed radius and 1.6
+# with --rho auto, whose momentum is larger.)
 @test "the summary gives the total time and the relative residual" {
-	run --separate-stderr pleat-solve "${HANG[@]}" -n 64 -o "$W/t.grid" "$D/s8.grid"
+	run --separate-stderr pleat-solve "${HANG[@]}" -n 64 --stats "$W/s.json" -o "$W/t.grid" "$D/s8.grid"
 	[ "$status" -eq 0 ]
 	summary=$(grep 'iterations' <<< "$stderr")
 	echo "$summary"
 	s=$(sed -n 's/.*64 iterations, \([0-9.]*\) s: energy.*/\1/p' <<< "$summary")
 	num "$s"
 	r=$(sed -n 's/.*N (relative \([-0-9.e+]*\)).*/\1/p' <<< "$summary")
-	num "$r"
-	awk -v r="$r" 'BEGIN { exit !(r > 0 && r <= 1.5) }'
+	r0=$(head -1 "$W/s.json" | sed -n 's/.*"residual": \([-0-9.e+]*\),.*/\1/p')
+	r1=$(tail -1 "$W/s.json" | sed -n 's/.*"residual": \([-0-9.e+]*\),.*/\1/p')
+	echo "relative $r; --stats: $r0 at the start, $r1 at the end"
+	num "$r"; num "$r0"; num "$r1"
+	# the summary prints 3 digits
+	awk -v r="$r" -v a="$r0" -v b="$r1" 'BEGIN { q = b / a; d = r - q
+		exit !(r > 0 && d * d <= (0.005 * q) ^ 2) }'
 }
 
 # The estimate is null (not known) until the ratio of decreases has
@@ -106,14 +115,14 @@ setup() {
 	[[ "${stderr%%$'\n'*}" == "pleat-solve: --tolerance: "* ]]
 }
 
-@test "--rho auto: a lower energy than the default 0.992 after 1024 iterations, the radius named" {
+@test "--rho auto: a lower energy than the fixed 0.992 after 1024 iterations, the radius named" {
 	for s in 8 16; do
 		run --separate-stderr pleat-solve "${HANG[@]}" -n 1024 --rho auto -o "$W/a.grid" "$D/s$s.grid"
 		[ "$status" -eq 0 ]
 		echo "$stderr"
 		[[ "$stderr" == *", rho 0."*" (auto"* ]]
 		eauto=$(energy_of "$stderr")
-		run --separate-stderr pleat-solve "${HANG[@]}" -n 1024 -o "$W/f.grid" "$D/s$s.grid"
+		run --separate-stderr pleat-solve "${HANG[@]}" -n 1024 --rho 0.992 -o "$W/f.grid" "$D/s$s.grid"
 		[ "$status" -eq 0 ]
 		[[ "$stderr" != *"(auto"* ]]
 		efixed=$(energy_of "$stderr")
