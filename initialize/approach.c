@@ -20,9 +20,9 @@
  * there under the same bounds.  Twins, which the bounds take as one
  * point, move by the same share of their way.  With the seams scope, only
  * the band around the seams is held; the rest of the cloth reaches its
- * target in the first round.  The rounds end when every vertex has arrived, when a round brings the
- * cloth no closer (by less than APPROACH_GAIN of what is left), or after
- * APPROACH_ROUNDS. */
+ * target in the first round.  The rounds end when every vertex has
+ * arrived, when a round brings the cloth no closer (by less than
+ * APPROACH_GAIN of what is left), or after APPROACH_ROUNDS. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

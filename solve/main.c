@@ -497,8 +497,7 @@ static void report(const struct options *o, const char *gpu,
 		fprintf(stderr, "on %s", gpu);
 	else
 		fprintf(stderr, "on %d threads", omp_get_max_threads());
-	if (o->sp.rho_auto && (o->sp.method == METHOD_CHEBYSHEV ||
-				o->sp.method == METHOD_BLOCK))
+	if (o->sp.rho_auto && method_has_radius(o->sp.method))
 		fprintf(stderr, ", rho %.6g (auto%s)", r->rho,
 			r->rho_falls ? ", lowered as the energy rose" : "");
 	if (r->halvings && r->cycles)

@@ -280,9 +280,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 	float omega = 1.0f;
 	struct pcg pcg = {0};
 	struct rho_estimate rho;
-	/* --rho auto where there is a radius: gd and pcg have none */
-	int chebyshev_auto = sp->rho_auto && (sp->method == METHOD_CHEBYSHEV ||
-					      sp->method == METHOD_BLOCK);
+	int chebyshev_auto = sp->rho_auto && method_has_radius(sp->method);
 
 	memset(res, 0, sizeof *res);
 	rho_init(&rho, sp->rho);
@@ -305,7 +303,7 @@ int solve_run(struct problem *p, const struct solve_params *sp,
 				 "finite");
 	}
 	for (it = 1; it <= sp->iterations; it++) {
-		if (sp->method == METHOD_CHEBYSHEV || sp->method == METHOD_BLOCK)
+		if (method_has_radius(sp->method))
 			omega = cheb_omega(kc, sp->cheb_delay, (float)rho.rho,
 					   omega);
 		if (backend_step(p, sp, dev, &pcg, kc, it, omega, why, sizeof why))

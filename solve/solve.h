@@ -24,6 +24,14 @@
 enum solve_method { METHOD_GD, METHOD_CHEBYSHEV, METHOD_BLOCK, METHOD_PCG,
 		    METHOD_MG };
 
+/* Whether the method's steps are accelerated by the outer Chebyshev
+ * sequence, and so have a radius (--rho); gd and pcg have none, mg's
+ * smoothers are block solves of their own. */
+static inline int method_has_radius(enum solve_method m)
+{
+	return m == METHOD_CHEBYSHEV || m == METHOD_BLOCK;
+}
+
 /* The block method's geometry: W x W interiors, a halo of 2 (bending
  * reaches two vertices away), tiles of T x T. */
 #define BLOCK_W    8
