@@ -1,5 +1,6 @@
 /* seam.c - the seams: every seam vertex is tied to its partner on the
- * other side of the seam by a spring.
+ * other side of the seam by a spring, and to its neighbours' partners by
+ * shear springs (add_shear_links).
  *
  * pleat-resample gives each seam vertex its partner as a pattern point,
  * the vertex's mirror image across the seam, and the length of cloth
@@ -110,6 +111,91 @@ static void build_gather(struct seams *s, size_t nvert)
 	}
 }
 
+static void add_link(struct seams *s, const struct seam_link *l)
+{
+	if (s->nlinks == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->link = xrealloc_array(s->link, s->cap, sizeof *s->link);
+	}
+	s->link[s->nlinks++] = *l;
+}
+
+/* The panel of a stencil's first used corner. */
+static uint16_t stencil_panel(const struct seam_link *l, const uint16_t *panel)
+{
+	for (int c = 0; c < 4; c++)
+		if (l->w[c] != 0.0f)
+			return panel ? panel[l->corner[c]] : 0;
+	return PANEL_NONE;
+}
+
+/* The rest length of the shear link from seam vertex v to the partner
+ * point of its neighbour v', (a, b) cells away: the length of the seam
+ * unfolded into the plane.  v and v' lie at distances d and d' from a
+ * straight seam (L = 2d and L' = 2d', their seam channel's lengths, sv
+ * and sn), and the partner point of v' lies d' beyond the seam, so
+ *      length² = s² + (d + d')²,
+ * s the distance along the seam: on v's side, |du|² - (d - d')², du
+ * their pattern offset; on the other, the same of their partner points.
+ * The two differ where a seam gathers one side onto the other (the
+ * Berkeley dress's waist: 2.5 mm of skirt onto 1 mm of bodice); sewn,
+ * the seam is as long as its shorter side and the longer one bunches
+ * up, so s is the shorter. */
+static float shear_length(const struct grid *g, int a, int b,
+			  const float *sv, const float *sn)
+{
+	double d = 0.5 * sv[2], dn = 0.5 * sn[2];
+	double du2 = (a * a + b * b) * g->cell * g->cell;
+	double dq2 = ((double)sn[0] - sv[0]) * ((double)sn[0] - sv[0]) +
+		     ((double)sn[1] - sv[1]) * ((double)sn[1] - sv[1]);
+	double s2 = (du2 < dq2 ? du2 : dq2) - (d - dn) * (d - dn);
+	return (float)sqrt((s2 > 0 ? s2 : 0) + (d + dn) * (d + dn));
+}
+
+/* The shear links: each seam vertex v also tied to the partner points of
+ * the seam vertices next to it (the eight neighbours, same panel, same
+ * partner panel).  The links to its own partner alone leave the band
+ * between the two panels free to shear along the seam: a link can turn
+ * to run along the seam at no cost, and does where gathering makes the
+ * band too long for the room it has (the quick start's skirt, level 192:
+ * the links of its front seam turned 45 degrees towards the waist, and
+ * the next level, which makes that band cloth, started from slivers).
+ * Seams of no length (twins) have no band, and no shear links. */
+static void add_shear_links(struct seams *s, const struct grid *g,
+			    const uint8_t *mask, const uint16_t *panel,
+			    const float *seam)
+{
+	size_t nprimary = s->nlinks;
+	for (size_t k = 0; k < nprimary; k++) {
+		struct seam_link own = s->link[k];
+		size_t v = own.vertex;
+		int i = (int)(v % (size_t)g->width), j = (int)(v / (size_t)g->width);
+		uint16_t across = stencil_panel(&own, panel);
+		if (seam_without_length(g, seam, v))
+			continue;
+		for (int b = -1; b <= 1; b++)
+			for (int a = -1; a <= 1; a++) {
+				int ni = i + a, nj = j + b;
+				if ((a == 0 && b == 0) || ni < 0 || nj < 0 ||
+				    ni >= g->width || nj >= g->height)
+					continue;
+				size_t u = (size_t)nj * (size_t)g->width + (size_t)ni;
+				const float *q = seam + 3 * u;
+				if ((mask[u] & (MASK_SEAM | MASK_INSIDE | MASK_GHOST)) !=
+				    (MASK_SEAM | MASK_INSIDE) ||
+				    (panel && panel[u] != panel[v]) ||
+				    seam_without_length(g, seam, u))
+					continue;
+				struct seam_link l = {.vertex = (uint32_t)v};
+				if (!seam_partner_stencil(g, mask, panel, v, q[0], q[1], &l) ||
+				    stencil_panel(&l, panel) != across)
+					continue;
+				l.len = shear_length(g, a, b, seam + 3 * v, q);
+				add_link(s, &l);
+			}
+	}
+}
+
 int seams_init(struct seams *s, const struct grid *g, double k,
 	       double bend, struct error *e)
 {
@@ -141,14 +227,11 @@ int seams_init(struct seams *s, const struct grid *g, double k,
 			s->nopen++;
 			continue;
 		}
-		if (s->nlinks == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 256;
-			s->link = xrealloc_array(s->link, s->cap, sizeof *s->link);
-		}
-		s->link[s->nlinks++] = l;
+		add_link(s, &l);
 	}
 	s->nbends = seam_bends_build(g, s->link, s->nlinks, (float)bend,
 				     &s->bend);
+	add_shear_links(s, g, mask, panel, seam);
 	if (s->nlinks)
 		build_gather(s, n);
 	return 0;

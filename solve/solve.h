@@ -72,7 +72,8 @@ struct solve_params {
 
 /* The seams (seam.c): one spring per seam vertex to its partner point,
  * the bilinear interpolation of up to four vertices of the other panel,
- * and the bending across it (seam_bend.c). */
+ * shear springs to its neighbours' partner points, and the bending
+ * across it (seam_bend.c). */
 struct seams {
 	float k;                 /* N/m */
 	size_t nlinks, cap, nopen;  /* nopen: seam vertices with no partner cloth */

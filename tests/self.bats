@@ -336,8 +336,9 @@ clean_grid_and_mesh() {
 }
 
 # A finer level starts from the coarser one's folds, upsampled: at the
-# quick start's front seam the two sides' boundary cells come out crossing
-# (1 pair, twins taken as one point).  Bounds measured there would hold
+# quick start's front seam, level 192 converged further (--rho auto), the
+# two sides' boundary cells come out crossing (2 pairs, twins taken as
+# one point).  Bounds measured there would hold
 # the crossing as it is; --safe leaves the tangled vertices free among
 # themselves, so it comes apart, and keeps every other pair from closing
 # (a rule that left the sides of a seam unmeasured ended with 16).
@@ -345,7 +346,7 @@ clean_grid_and_mesh() {
 	"$ROOT/examples/make-gathered-skirt" > "$W/skirt.obj"
 	"$ROOT/examples/make-hips" > "$W/hips.obj"
 	pleat-resample -s 192 "$W/skirt.obj" |
-		pleat-solve -q --body "$W/hips.obj" --self -n 512 > "$W/192.grid"
+		pleat-solve -q --body "$W/hips.obj" --self -n 512 --rho auto > "$W/192.grid"
 	pleat-resample -s 384 "$W/skirt.obj" |
 		pleat-initialize -q -u "$W/192.grid" > "$W/start.grid"
 	run --separate-stderr pleat-solve -n 128 --body "$W/hips.obj" --self --safe \
