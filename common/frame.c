@@ -51,9 +51,9 @@ static dvec3 rest_at(const struct frame_field *f, int i, int j)
  * (a_k, b_k).  The normal equations' matrix has integer entries, so it
  * is singular exactly when the offsets are collinear; returns 0 then.
  * tu and tv come out scaled by the determinant, which is positive, so
- * their directions are right. */
+ * their directions are right; it is stored in *det. */
 static int fit_tangents(const struct frame_field *f, int i, int j, int reach,
-			dvec3 *tu, dvec3 *tv)
+			dvec3 *tu, dvec3 *tv, double *det)
 {
 	uint16_t p = f->panel[(size_t)j * (size_t)f->w + (size_t)i];
 	dvec3 r0 = rest_at(f, i, j), bu = d3(0, 0, 0), bv = d3(0, 0, 0);
@@ -69,7 +69,8 @@ static int fit_tangents(const struct frame_field *f, int i, int j, int reach,
 			sab += a * b;
 			sbb += b * b;
 		}
-	if (saa * sbb - sab * sab < 0.5)
+	*det = saa * sbb - sab * sab;
+	if (*det < 0.5)
 		return 0;
 	*tu = d3_sub(d3_scale(bu, sbb), d3_scale(bv, sab));
 	*tv = d3_sub(d3_scale(bv, saa), d3_scale(bu, sab));
@@ -94,8 +95,9 @@ int frame_at(const struct frame_field *f, int i, int j, double axes[3][3])
 {
 	dvec3 tu, tv;
 	identity(axes);
-	if (!fit_tangents(f, i, j, 1, &tu, &tv) &&
-	    !fit_tangents(f, i, j, 2, &tu, &tv))
+	double det;
+	if (!fit_tangents(f, i, j, 1, &tu, &tv, &det) &&
+	    !fit_tangents(f, i, j, 2, &tu, &tv, &det))
 		return 0;
 	double nu = d3_norm(tu), nv = d3_norm(tv);
 	if (!(nu > 0) || !(nv > 0))
@@ -109,6 +111,21 @@ int frame_at(const struct frame_field *f, int i, int j, double axes[3][3])
 	store(axes[0], e0);
 	store(axes[1], e1);
 	store(axes[2], d3_cross(e0, e1));
+	return 1;
+}
+
+int frame_lattice_tangents(const struct frame_field *f, int i, int j,
+			   double tu[3], double tv[3])
+{
+	dvec3 a, b;
+	double det;
+	if (i < 0 || j < 0 || i >= f->w || j >= f->h ||
+	    !(f->mask[(size_t)j * (size_t)f->w + (size_t)i] & MASK_INSIDE) ||
+	    (!fit_tangents(f, i, j, 1, &a, &b, &det) &&
+	     !fit_tangents(f, i, j, 2, &a, &b, &det)))
+		return 0;
+	store(tu, d3_scale(a, 1 / det));
+	store(tv, d3_scale(b, 1 / det));
 	return 1;
 }
 

@@ -48,6 +48,13 @@ int frame_cloth_of(const struct frame_field *f, int i, int j, uint16_t p);
  * collapsed there); the axes are then the identity. */
 int frame_at(const struct frame_field *f, int i, int j, double axes[3][3]);
 
+/* The rest surface's derivatives along i and along j at cloth vertex
+ * (i, j), metres per cell, from the same fit as frame_at's axes (not
+ * made orthonormal).  Returns 0 where that fit fails (frame_at's 0) or
+ * (i, j) is not cloth. */
+int frame_lattice_tangents(const struct frame_field *f, int i, int j,
+			   double tu[3], double tv[3]);
+
 /* Components of a world vector in the frame, and back. */
 void frame_to_local(const double axes[3][3], const double d[3], double w[3]);
 void frame_to_world(const double axes[3][3], const double w[3], double d[3]);

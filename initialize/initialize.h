@@ -43,6 +43,7 @@ struct upsample_counts {
 	size_t fitted;     /* near a boundary: affine least-squares fit */
 	size_t averaged;   /* a one-cell strip: mean of the neighbours */
 	size_t none;       /* no coarse cloth vertex of the panel near */
+	size_t seamed;     /* of the fitted and averaged: with seam partners */
 };
 
 /* Whether `coarse`, read from `name`, is the level under `fine`: twice

@@ -193,10 +193,11 @@ static void do_upsample(const struct options *o, struct item *it,
 		return;
 	fprintf(stderr, "%s: %s: grid %d: wrinkles of %s upsampled onto "
 		"%zu cloth vertices: %zu bilinear, %zu fitted near a "
-		"boundary, %zu averaged, %zu with no coarse vertex of "
-		"their panel near (x = rest)\n", progname, it->name,
-		it->index, o->source, n.bilinear + n.fitted + n.averaged +
-		n.none, n.bilinear, n.fitted, n.averaged, n.none);
+		"boundary, %zu averaged, %zu of those across a seam, %zu "
+		"with no coarse vertex of their panel near (x = rest)\n",
+		progname, it->name, it->index, o->source, n.bilinear +
+		n.fitted + n.averaged + n.none, n.bilinear, n.fitted,
+		n.averaged, n.seamed, n.none);
 	if (!o->safe)
 		return;
 	char tangles[96] = "";

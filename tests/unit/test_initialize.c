@@ -14,6 +14,12 @@
  *        cloth vertices and x = rest elsewhere
  *   test_initialize error FIELD FILE   "max E other O": the largest
  *        |x - rest - FIELD| over the cloth, and |x - rest| elsewhere
+ *   test_initialize mix FILE   for x - rest = the panels field mixed
+ *        across seams: "own N mixed M off E t T0 T1": N cloth vertices
+ *        with their own panel's constant c_p (within 1e-7 m), M others,
+ *        each of which lies on the segment from c_p to another panel's
+ *        constant c_q, the nearest q, at most E off it, at c_p + t
+ *        (c_q - c_p) with t from T0 to T1
  *        FIELD: wave, a smooth displacement of the pattern position;
  *        panels, a different constant displacement on each panel; bump,
  *        panel 0 lifted along z by a 10 mm bump over [0, 0.1] x [0, 0.1]
@@ -128,6 +134,8 @@ static double dist3(const float *a, const float *b)
 		    pow((double)a[2] - b[2], 2));
 }
 
+static void panel_constant(unsigned p, double c[3]);
+
 /* The displacements with known values at vertex v. */
 static void field(const char *name, const struct result *r, size_t v,
 		  double d[3])
@@ -149,10 +157,7 @@ static void field(const char *name, const struct result *r, size_t v,
 	} else if (strcmp(name, "zero") == 0) {
 		d[0] = d[1] = d[2] = 0;
 	} else {
-		double p = r->panel[v] + 1;
-		d[0] = 1e-3 * p;
-		d[1] = -2e-3 * p;
-		d[2] = 3e-3 / p;
+		panel_constant(r->panel[v], d);
 	}
 }
 
@@ -192,6 +197,65 @@ static int error(const char *name, const char *path)
 			other = fmax(other, dist3(&r.x[3 * v], &r.rest[3 * v]));
 	}
 	printf("max %.9g other %.9g\n", worst, other);
+	grid_free(&r.g);
+	return 0;
+}
+
+/* The panels field's constant of panel p. */
+static void panel_constant(unsigned p, double c[3])
+{
+	double q = p + 1;
+	c[0] = 1e-3 * q;
+	c[1] = -2e-3 * q;
+	c[2] = 3e-3 / q;
+}
+
+static int mix(const char *path)
+{
+	struct result r;
+	open_result(&r, path, 1);
+	size_t n = grid_vertices(&r.g), own = 0, mixed = 0;
+	unsigned npanels = 0;
+	double off = 0, t0 = INFINITY, t1 = -INFINITY;
+	for (size_t v = 0; v < n; v++)
+		if (cloth(&r, v) && r.panel[v] + 1u > npanels)
+			npanels = r.panel[v] + 1u;
+	for (size_t v = 0; v < n; v++) {
+		double d[3], cp[3], best = INFINITY, bt = 0;
+		if (!cloth(&r, v))
+			continue;
+		for (int k = 0; k < 3; k++)
+			d[k] = (double)r.x[3 * v + k] - r.rest[3 * v + k];
+		panel_constant(r.panel[v], cp);
+		if (hypot(hypot(d[0] - cp[0], d[1] - cp[1]), d[2] - cp[2]) < 1e-7) {
+			own++;
+			continue;
+		}
+		mixed++;
+		for (unsigned q = 0; q < npanels; q++) {
+			double cq[3], e[3], dd = 0, de = 0;
+			if (q == r.panel[v])
+				continue;
+			panel_constant(q, cq);
+			for (int k = 0; k < 3; k++) {
+				e[k] = cq[k] - cp[k];
+				dd += (d[k] - cp[k]) * e[k];
+				de += e[k] * e[k];
+			}
+			double t = dd / de, o = 0;
+			for (int k = 0; k < 3; k++)
+				o += pow(d[k] - cp[k] - t * e[k], 2);
+			if (sqrt(o) < best) {
+				best = sqrt(o);
+				bt = t;
+			}
+		}
+		off = fmax(off, best);
+		t0 = fmin(t0, bt);
+		t1 = fmax(t1, bt);
+	}
+	printf("own %zu mixed %zu off %.9g t %.6g %.6g\n", own, mixed, off,
+	       mixed ? t0 : 0, mixed ? t1 : 0);
 	grid_free(&r.g);
 	return 0;
 }
@@ -379,6 +443,8 @@ int main(int argc, char **argv)
 		return set(argv[2], argv[3], argv[4]);
 	if (argc == 4 && strcmp(cmd, "error") == 0)
 		return error(argv[2], argv[3]);
+	if (argc == 3 && strcmp(cmd, "mix") == 0)
+		return mix(argv[2]);
 	if (argc == 4 && strcmp(cmd, "rotate") == 0)
 		return rotate(argv[2], argv[3]);
 	if (argc == 5 && strcmp(cmd, "naive") == 0)
@@ -390,7 +456,7 @@ int main(int argc, char **argv)
 	if (argc == 7 && strcmp(cmd, "ramp") == 0)
 		return ramp(argv[2], argv[3], argv + 4);
 	fprintf(stderr, "usage: test_initialize square-obj | disc-obj | rotate-obj | "
-		"frames | set | error | rotate | naive | distance | intersections | "
+		"frames | set | error | mix | rotate | naive | distance | intersections | "
 		"ramp\n");
 	return 2;
 }
