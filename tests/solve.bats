@@ -368,11 +368,12 @@ twins() {
 	pleat-solve -q "$W/dress.grid" > "$W/out.grid"
 	read -r _ drift _ local < <("$T" drift "$W/out.grid")
 	echo "# dress: panel drift $drift m, 8x8 block drift $local m" >&3
-	# measured 4.1 mm and 12.8 mm (the seams closing the pattern's ease);
+	# measured 4.7 mm and 12.4 mm (the seams closing the pattern's ease);
 	# a sliding panel or an unrolled one moves by tens of centimetres.
 	# The bound is the default budget's: against nothing but the shape
 	# term (no body, no gravity) the drift grows as the solve converges,
-	# 8.3 and 14.0 mm after 1024 and 4096 iterations, and 15.3, 19.9 and
-	# 29.1 mm after 256, 1024 and 4096 with --rho auto.
+	# 9.4 mm after 1024 iterations, and 20.5, 23.9 and 27.3 mm after 256,
+	# 1024 and 4096 with --rho auto (blocks: 44.6 to 52.9 mm), which is
+	# why auto is not the default (pleat-solve(1), Chebyshev's radius).
 	awk -v d="$drift" -v l="$local" 'BEGIN { exit !(d < 0.01 && l < 0.03) }'
 }
