@@ -431,7 +431,7 @@ __global__ void pcg_move_kernel(const float *x, const float *z, float *d,
 		return;
 	for (int k = 0; k < 3; k++) {
 		size_t q = 3 * v + (size_t)k;
-		d[q] = mov[v] ? z[q] + b * d[q] : 0.0f;
+		d[q] = mov[v] ? pcg_direction(z[q], b, d[q]) : 0.0f;
 		next[q] = x[q] + d[q];
 	}
 	if (plane && mov[v])

@@ -63,7 +63,8 @@ static void cheb_apply(const struct problem *p, float *out,
  * -M^-1 grad F.  The direction is d = z + beta d_prev with Polak and
  * Ribiere's beta = r.(z - z_prev) / (r_prev.z_prev), r = -grad F,
  * clamped at 0, and beta = 0 every pcg_restart iterations (14, as in the
- * paper's reference code) and after a rejected check.  x moves by the
+ * paper's reference code), after a rejected check and where the moves
+ * are far from conjugate (pcg_beta).  x moves by the
  * whole of d: the block step already carries its step length. */
 struct pcg {
 	float *z, *zprev, *d, *g;
@@ -109,7 +110,7 @@ static void pcg_step(struct problem *p, const struct solve_params *sp,
 	for (long v = 0; v < (long)p->n; v++)
 		for (int k = 0; k < 3; k++) {
 			size_t q = 3 * (size_t)v + (size_t)k;
-			s->d[q] = p->mov[v] ? s->z[q] + b * s->d[q] : 0.0f;
+			s->d[q] = p->mov[v] ? pcg_direction(s->z[q], b, s->d[q]) : 0.0f;
 			p->next[q] = p->x[q] + s->d[q];
 		}
 	problem_project(p, p->next);
