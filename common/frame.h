@@ -49,9 +49,10 @@ int frame_cloth_of(const struct frame_field *f, int i, int j, uint16_t p);
 int frame_at(const struct frame_field *f, int i, int j, double axes[3][3]);
 
 /* The rest surface's derivatives along i and along j at cloth vertex
- * (i, j), metres per cell, from the same fit as frame_at's axes (not
- * made orthonormal).  Returns 0 where that fit fails (frame_at's 0) or
- * (i, j) is not cloth. */
+ * (i, j), metres per cell, from the same least-squares fit as frame_at's
+ * axes (not made orthonormal, and without frame_at's test for a surface
+ * collapsed there).  Returns 0 where the offsets are collinear or (i, j)
+ * is not cloth. */
 int frame_lattice_tangents(const struct frame_field *f, int i, int j,
 			   double tu[3], double tv[3]);
 

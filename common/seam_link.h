@@ -1,9 +1,10 @@
 /* seam_link.h - the seam springs' arithmetic, shared by pleat-solve's CPU
  * loop (solve/seam.c) and its CUDA kernels (solve/cuda.cu).
  *
- * A link ties seam vertex `vertex` to its partner point, the weighted sum
- * of up to four vertices of the other panel, with a spring of rest length
- * `len` and stiffness k: 0.5 k (|x_v - P|- len)².  The gradient reaches
+ * A link ties seam vertex `vertex` to a partner point, the weighted sum
+ * of up to four vertices of the other panel (its own partner, or a seam
+ * neighbour's for a shear spring, solve/seam.c), with a spring of rest
+ * length `len` and stiffness k: 0.5 k (|x_v - P|- len)².  The gradient reaches
  * the vertex (+f) and the partner's corners (-w_c f); it is gathered per
  * touched vertex over a fixed list of (link, coefficient) references. */
 #ifndef PLEAT_SEAM_LINK_H

@@ -158,18 +158,28 @@ static void fit_add(struct fit_sums *s, double a, double b, const double d[3])
  * the square of twice their triangle's area; the coarse vertices lie on
  * the lattice, so that area is 0 (collinear) or at least 1/2, and no
  * offset in the window exceeds 1.5 cells each way, so no weight is below
- * 1 / 4.75^2: det m is 0 or above 8e-5.  Seam partner points, off the
- * lattice, only add terms.  Below 1e-6 the points are collinear (or a
- * partner point lies all but on their line) and the weighted mean is
- * taken.  Returns 0 for no point. */
-static int fit_solve(const struct fit_sums *s, double d[3], int *affine)
+ * 1 / 4.75^2: det m is 0 or above 8e-5.  Below 1e-6 the points are
+ * collinear and the weighted mean is taken.  Seam partner points lie off
+ * the lattice, where no such bound holds: a partner a hair off the line
+ * of collinear coarse vertices would decide the whole cross slope alone
+ * (0.01 cells off: 50 times the jump across the seam).  So the choice is
+ * made on the coarse vertices' own sums, lattice, and the fit then takes
+ * every point.  Returns 0 for no point. */
+static double fit_det(const double (*m)[3], double c[3])
+{
+	c[0] = m[1][1] * m[2][2] - m[1][2] * m[2][1];
+	c[1] = m[1][2] * m[2][0] - m[1][0] * m[2][2];
+	c[2] = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+	return m[0][0] * c[0] + m[0][1] * c[1] + m[0][2] * c[2];
+}
+
+static int fit_solve(const struct fit_sums *s, const struct fit_sums *lattice,
+		     double d[3], int *affine)
 {
 	const double (*m)[3] = s->m;
-	double c0 = m[1][1] * m[2][2] - m[1][2] * m[2][1];
-	double c1 = m[1][2] * m[2][0] - m[1][0] * m[2][2];
-	double c2 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
-	double det = m[0][0] * c0 + m[0][1] * c1 + m[0][2] * c2;
-	*affine = det > 1e-6;
+	double c[3], cl[3];
+	double det = fit_det(m, c), c0 = c[0], c1 = c[1], c2 = c[2];
+	*affine = fit_det(lattice->m, cl) > 1e-6;
 	for (int k = 0; k < 3; k++)
 		d[k] = !(m[0][0] > 0) ? 0 : *affine ?
 		       (c0 * s->r[0][k] + c1 * s->r[1][k] + c2 * s->r[2][k]) / det :
@@ -228,7 +238,7 @@ static int partner_sample(const struct coarse *c, int i, int j, double ab[2],
 static int fit(const struct coarse *c, int fi, int fj, uint16_t p,
 	       double d[3], int *affine, int *seamed)
 {
-	struct fit_sums s = {0};
+	struct fit_sums s = {0}, lattice = {0};
 	int i0 = fi / 2, j0 = fj / 2;
 	double dk[3], ab[2];
 	*seamed = 0;
@@ -238,12 +248,13 @@ static int fit(const struct coarse *c, int fi, int fj, uint16_t p,
 				continue;
 			frame_displacement(&c->f, c->x, at(&c->f, i, j), dk);
 			fit_add(&s, i - 0.5 * fi, j - 0.5 * fj, dk);
+			fit_add(&lattice, i - 0.5 * fi, j - 0.5 * fj, dk);
 			if (c->seam && partner_sample(c, i, j, ab, dk)) {
 				fit_add(&s, ab[0] - 0.5 * fi, ab[1] - 0.5 * fj, dk);
 				*seamed = 1;
 			}
 		}
-	return fit_solve(&s, d, affine);
+	return fit_solve(&s, &lattice, d, affine);
 }
 
 /* Twins (seam_link.h: a seam of no length, two vertices that are one

@@ -9,11 +9,16 @@
  * cloth vertices of the partner's panel around that point.  The energy
  * is a penalty, not a projection, so that it is one more term of F that
  * every method and the step control see:
- *      E_seam = sum over seam vertices 0.5 k (|x_v - P_v| - L_v)².
- * A sewn pair is held by two springs, one from each side (the partner
- * relation is symmetric, see pleat-resample(1)).  k is the stretch
- * stiffness E of the material times --seam: a seam is as stiff as a
- * square of the cloth pulled along an axis, whatever the level.
+ *      E_seam = sum over seam vertices 0.5 k (|x_v - P_v| - L_v)²,
+ * and as much for each shear spring (add_shear_links).  A sewn pair is
+ * held by two springs, one from each side (the partner relation is
+ * symmetric, see pleat-resample(1)).  k is the stretch stiffness E of
+ * the material times --seam: the springs to the partners alone make a
+ * seam as stiff as a square of the cloth pulled along an axis, whatever
+ * the level; the shear springs, partly across the seam, add to that
+ * where it opens (by 2.2 to 3.5 times on average on the quick start's
+ * skirt and the shared dress, and the factor varies with d over the
+ * cell, so with the level).
  *
  * The partner lies in another part of the grid, never in a block's tile,
  * so the block method cannot read it between two inner iterations.  It
