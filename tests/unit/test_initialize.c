@@ -134,7 +134,14 @@ static double dist3(const float *a, const float *b)
 		    pow((double)a[2] - b[2], 2));
 }
 
-static void panel_constant(unsigned p, double c[3]);
+/* The panels field's constant of panel p. */
+static void panel_constant(unsigned p, double c[3])
+{
+	double q = p + 1;
+	c[0] = 1e-3 * q;
+	c[1] = -2e-3 * q;
+	c[2] = 3e-3 / q;
+}
 
 /* The displacements with known values at vertex v. */
 static void field(const char *name, const struct result *r, size_t v,
@@ -199,15 +206,6 @@ static int error(const char *name, const char *path)
 	printf("max %.9g other %.9g\n", worst, other);
 	grid_free(&r.g);
 	return 0;
-}
-
-/* The panels field's constant of panel p. */
-static void panel_constant(unsigned p, double c[3])
-{
-	double q = p + 1;
-	c[0] = 1e-3 * q;
-	c[1] = -2e-3 * q;
-	c[2] = 3e-3 / q;
 }
 
 static int mix(const char *path)
