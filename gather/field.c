@@ -32,6 +32,20 @@ struct sym2 sym2_pow(struct sym2 s, double a)
 	return sym2_axes(angle, pow(mean + r, a), pow(mean - r, a));
 }
 
+struct sym2 sym2_at_least(struct sym2 s, double lo)
+{
+	if (s.xy == 0) {  /* on the axes already: exact */
+		struct sym2 t = {fmax(s.xx, lo), 0, fmax(s.yy, lo)};
+		return t;
+	}
+	double mean = 0.5 * (s.xx + s.yy);
+	double r = hypot(0.5 * (s.xx - s.yy), s.xy);
+	if (mean - r >= lo)
+		return s;
+	double angle = 0.5 * atan2(2 * s.xy, s.xx - s.yy);
+	return sym2_axes(angle, fmax(mean + r, lo), lo);
+}
+
 struct sym2 sym2_apply(struct sym2 a, struct sym2 s)
 {
 	struct sym2 r = sym2_pow(a, 0.5);
@@ -230,7 +244,14 @@ static struct sym2 coarse_stretch(const struct surface *s, int i, int j)
 	return u;
 }
 
-static int apply_stretch(const struct grid *g, float *field, struct error *e)
+/* --stretch-scale: U into every cloth vertex's tensor; with `tension`
+ * only U's stretched directions (eigenvalues below 1 raised to 1), so
+ * that where the coarse surface is compressed the fabric keeps its
+ * pattern lengths and buckles into wrinkles, while where the coarse
+ * drape holds the fabric stretched it stays as long as the drape has it
+ * (the tension field of the coarse surface) instead of contracting. */
+static int apply_stretch(const struct grid *g, int tension, float *field,
+			 struct error *e)
 {
 	const struct grid_channel *rest = grid_find_typed(g, "rest", GRID_F32, 3);
 	const struct grid_channel *mask = grid_find_typed(g, "mask", GRID_U8, 1);
@@ -247,7 +268,10 @@ static int apply_stretch(const struct grid *g, float *field, struct error *e)
 			if (!(s.mask[v] & MASK_INSIDE))
 				continue;
 			float *f = field + 3 * v;
-			store(f, sym2_apply(coarse_stretch(&s, i, j), load(f)));
+			struct sym2 u = coarse_stretch(&s, i, j);
+			if (tension)
+				u = sym2_at_least(u, 1);
+			store(f, sym2_apply(u, load(f)));
 		}
 	return 0;
 }
@@ -256,7 +280,7 @@ int gather_apply(const struct grid *g, const struct gather_op *op,
 		 float *field, struct error *e)
 {
 	if (op->kind == OP_STRETCH)
-		return apply_stretch(g, field, e);
+		return apply_stretch(g, op->tension, field, e);
 	for (int j = 0; j < g->height; j++)
 		for (int i = 0; i < g->width; i++) {
 			float *f = field + 3 * ((size_t)j * (size_t)g->width +

@@ -19,6 +19,8 @@ struct sym2 sym2_identity(void);
 struct sym2 sym2_axes(double angle, double s_along, double s_across);
 /* S^a (eigenvalues to the power a, same axes); S positive definite. */
 struct sym2 sym2_pow(struct sym2 s, double a);
+/* S with every eigenvalue below lo raised to lo (same axes). */
+struct sym2 sym2_at_least(struct sym2 s, double lo);
 /* A^(1/2) S A^(1/2): A applied to S, symmetric and positive definite when
  * both are; A S when they commute (same axes). */
 struct sym2 sym2_apply(struct sym2 a, struct sym2 s);
@@ -46,6 +48,7 @@ struct gather_op {
 	double period, line;                    /* OP_QUILT: and factor, angle */
 	double amount, size;                    /* OP_PERTURB */
 	uint64_t seed;
+	int tension;          /* OP_STRETCH: the stretched directions only */
 	const struct stroke *strokes;           /* OP_STROKES */
 	size_t nstrokes;
 };

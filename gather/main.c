@@ -19,8 +19,9 @@ static const char usage_text[] =
 "usage: pleat-gather [--set sxx,sxy,syy]\n"
 "                    [--shirr angle,offset,width,factor[,edge]]\n"
 "                    [--quilt period,line,factor[,angle]] [--strokes file]\n"
-"                    [--perturb amount[,size]] [--seed n] [--stretch-scale]\n"
-"                    [-o file] [-q] [-v] [--progress] [file ...]\n"
+"                    [--perturb amount[,size]] [--seed n]\n"
+"                    [--stretch-scale[=part]] [-o file] [-q] [-v]\n"
+"                    [--progress] [file ...]\n"
 "\n"
 "Make or edit the gathering tensor field (the gather channel) of each grid:\n"
 "the field it has (or the identity) times each option's pattern, in the\n"
@@ -41,8 +42,10 @@ static const char usage_text[] =
 "                       1 + M n, n noise in [-1, 1] with features S metres\n"
 "                       wide (default 0.02)\n"
 "      --seed N         the perturbation's seed (default 1)\n"
-"      --stretch-scale  times the stretch the coarse input (the rest\n"
-"                       channel) already has over the pattern\n"
+"      --stretch-scale[=P]  times the stretch the coarse input (the rest\n"
+"                       channel) already has over the pattern: P all\n"
+"                       (default) or tension: its stretched directions\n"
+"                       only, so that compression still wrinkles\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
 "  -q, --quiet          no summary line per grid on standard error\n"
 "  -v, --verbose        also the seconds each grid took\n"
@@ -77,7 +80,7 @@ static const struct option longopts[] = {
 	{"strokes", required_argument, NULL, OPT_STROKES},
 	{"perturb", required_argument, NULL, OPT_PERTURB},
 	{"seed", required_argument, NULL, OPT_SEED},
-	{"stretch-scale", no_argument, NULL, OPT_STRETCH},
+	{"stretch-scale", optional_argument, NULL, OPT_STRETCH},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -196,6 +199,15 @@ static void parse_strokes(struct options *o, const char *path)
 	op->strokes = s;
 }
 
+/* --stretch-scale[=all|tension] */
+static void parse_stretch(struct options *o, const char *arg)
+{
+	int tension = arg && strcmp(arg, "tension") == 0;
+	if (arg && !tension && strcmp(arg, "all") != 0)
+		usage_fail("--stretch-scale: '%s' is not all or tension", arg);
+	new_op(o, OP_STRETCH)->tension = tension;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
@@ -212,7 +224,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_STROKES: parse_strokes(o, optarg); break;
 		case OPT_PERTURB: parse_perturb(o, optarg); break;
 		case OPT_SEED: o->seed = (uint64_t)parse_long("--seed", optarg, 0, 2147483647L); break;
-		case OPT_STRETCH: new_op(o, OP_STRETCH); break;
+		case OPT_STRETCH: parse_stretch(o, optarg); break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;

@@ -173,6 +173,55 @@ field_at() {
 	numeric 'a > 0.5999 && a < 0.6001' a="$xx"
 }
 
+# sheared_square: the 0.1 m square at 32 cells whose 3D shape is the
+# pattern through R diag(1.2, 0.8) R^T, R a turn by 30 degrees: stretched
+# by 1.2 along 30 degrees and compressed to 0.8 across, into $W/sh.grid
+sheared_square() {
+	awk 'BEGIN {
+		c = cos(atan2(1, 1) * 4 / 6); s = sin(atan2(1, 1) * 4 / 6)
+		a = 1.2 * c * c + 0.8 * s * s; b = 0.4 * c * s; d = 1.2 * s * s + 0.8 * c * c
+		split("0 0 0.1 0 0.1 0.1 0 0.1", p, " ")
+		for (k = 1; k <= 8; k += 2)
+			printf "v %.9f %.9f 0\n", a * p[k] + b * p[k + 1], b * p[k] + d * p[k + 1]
+		for (k = 1; k <= 8; k += 2)
+			printf "vt %s %s\n", p[k], p[k + 1]
+		print "f 1/1 2/2 3/3 4/4" }' > "$W/sheared.obj"
+	pleat-resample -s 32 "$W/sheared.obj" > "$W/sh.grid"
+}
+
+@test "--stretch-scale=tension: the stretched direction kept, the compressed one at the pattern's length" {
+	sheared_square
+	# all: U itself, R diag(1.2, 0.8) R^T = [1.1 0.1732; 0.1732 0.9]
+	pleat-gather --stretch-scale=all "$W/sh.grid" > "$W/g.grid"
+	read -r xx xy yy <<< "$(field_at "$W/g.grid" 16 16)"
+	echo "all: $xx $xy $yy"
+	numeric '(a - 1.1)^2 < 1e-8 && (b - 0.173205)^2 < 1e-8 && (c - 0.9)^2 < 1e-8' a="$xx" b="$xy" c="$yy"
+	# tension: R diag(1.2, 1) R^T = [1.15 0.0866; 0.0866 1.05]
+	pleat-gather --stretch-scale=tension "$W/sh.grid" > "$W/g.grid"
+	read -r xx xy yy <<< "$(field_at "$W/g.grid" 16 16)"
+	echo "tension: $xx $xy $yy"
+	numeric '(a - 1.15)^2 < 1e-8 && (b - 0.0866025)^2 < 1e-8 && (c - 1.05)^2 < 1e-8' a="$xx" b="$xy" c="$yy"
+	# on the axes: compressed to 0.8 along u gives the identity (to the
+	# rounding of the rest positions along v)
+	square 32
+	"$PLEAT_TESTBIN/test_solve" compress "$W/sq.grid" "$W/st.grid" 0.8 0
+	pleat-gather --stretch-scale=tension "$W/st.grid" > "$W/g.grid"
+	read -r xx xy yy <<< "$(field_at "$W/g.grid" 19 19)"
+	echo "tension, compressed: $xx $xy $yy"
+	numeric '(a - 1)^2 < 1e-12 && b^2 < 1e-12 && (c - 1)^2 < 1e-12' a="$xx" b="$xy" c="$yy"
+	pleat-gather --stretch-scale "$W/st.grid" > "$W/g.grid"
+	read -r xx _ _ <<< "$(field_at "$W/g.grid" 19 19)"
+	numeric '(a - 0.8)^2 < 1e-8' a="$xx"
+}
+
+@test "--stretch-scale with a part that is not all or tension: usage error" {
+	square 8
+	run --separate-stderr pleat-gather --stretch-scale=compression "$W/sq.grid"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${stderr%%$'\n'*}" = "pleat-gather: --stretch-scale: 'compression' is not all or tension" ]
+}
+
 @test "the gather channel shows in pleat-grid info and dump" {
 	square 8
 	pleat-gather --quilt 0.02,0.004,0.7 "$W/sq.grid" > "$W/g.grid"
