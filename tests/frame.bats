@@ -68,6 +68,18 @@ fails() {
 	[ "$(grep -c 'pleat-initialize: .*: safe (seams): reached from rest in [0-9]* bound updates' <<< "$stderr")" -eq 1 ]
 }
 
+@test "--gather-args: a pleat-gather stage after resample at every level: the bytes by hand" {
+	local shirr="--shirr 0,0.3,0.05,0.5 --stretch-scale=tension"
+	pleat-frame -l 192,384 -n 8,4 --gather-args "$shirr" -o "$W/a.grid" "$W/a.obj"
+	pleat-resample -s 192 "$W/a.obj" | pleat-gather -q $shirr | pleat-solve -q -n 8 > "$W/a192.grid"
+	pleat-resample -s 384 "$W/a.obj" | pleat-gather -q $shirr |
+		pleat-initialize -q -u "$W/a192.grid" | pleat-solve -q -n 4 > "$W/a384.grid"
+	cmp "$W/a384.grid" "$W/a.grid"
+	# and the stage is there: without it the result differs
+	pleat-frame -l 192,384 -n 8,4 -o "$W/b.grid" "$W/a.obj"
+	! cmp -s "$W/a.grid" "$W/b.grid"
+}
+
 @test "--coarse takes the coarsest level as solved: the same bytes in two runs" {
 	pleat-frame -l 192 -n 8 -o "$W/a.carry.grid" "$W/a.obj"
 	pleat-frame -l 192,384 -n 8,4 -p "$W/a.carry.grid" -o "$W/one.grid" "$W/b.obj"
@@ -124,6 +136,9 @@ fails() {
 	# not a mesh: resample fails
 	echo "v 1 2" > "$W/bad.obj"
 	fails 1 "stage resample (level 192) failed" -l 192 -o "$W/out/x.grid" "$W/bad.obj"
+	# a bad gathering pattern: the gather stage fails
+	fails 1 "stage gather (level 192) failed" -l 192 --gather-args "--shirr 1" \
+		-o "$W/out/x.grid" "$W/a.obj"
 	# the last stage fails: the grid, already solved, is not written either
 	fails 1 "stage simplify failed" -l 192 -n 1 --simplify-args "-t -1" \
 		--mesh "$W/out/m.obj" -o "$W/out/x.grid" "$W/a.obj"
