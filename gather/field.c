@@ -2,6 +2,7 @@
  * shirring bands, diamond quilting, sketched strokes (Wang 2021, Eq. 14),
  * a smooth random perturbation and the coarse input's own stretch. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "field.h"
 
@@ -244,12 +245,42 @@ static struct sym2 coarse_stretch(const struct surface *s, int i, int j)
 	return u;
 }
 
+/* The coarse triangles (the tri channel's ids) that hold a seam vertex,
+ * as a byte per id from 0 to the largest; NULL without a tri channel or
+ * a seam vertex.  *count gets the number of ids. */
+static uint8_t *seam_triangles(const struct grid *g, const uint8_t *mask,
+			       size_t *count)
+{
+	const struct grid_channel *c = grid_find_typed(g, "tri", GRID_I32, 1);
+	if (!c)
+		return NULL;
+	const int32_t *tri = c->data;
+	size_t n = grid_vertices(g), top = 0;
+	for (size_t v = 0; v < n; v++)
+		if ((mask[v] & MASK_SEAM) && tri[v] >= 0 && (size_t)tri[v] + 1 > top)
+			top = (size_t)tri[v] + 1;
+	if (top == 0)
+		return NULL;
+	uint8_t *on = xcalloc(top, 1);
+	for (size_t v = 0; v < n; v++)
+		if ((mask[v] & MASK_SEAM) && tri[v] >= 0)
+			on[tri[v]] = 1;
+	*count = top;
+	return on;
+}
+
 /* --stretch-scale: U into every cloth vertex's tensor; with `tension`
  * only U's stretched directions (eigenvalues below 1 raised to 1), so
  * that where the coarse surface is compressed the fabric keeps its
  * pattern lengths and buckles into wrinkles, while where the coarse
  * drape holds the fabric stretched it stays as long as the drape has it
- * (the tension field of the coarse surface) instead of contracting. */
+ * (the tension field of the coarse surface) instead of contracting.
+ * Except in the coarse triangles along a seam: a coarse simulation's
+ * seam pulls its edge triangles open across it (the Berkeley dress's:
+ * 6% on average, 1.7% inside), the grid's own seam springs make their
+ * own, and taking both gives the band along the seam more fabric than
+ * the seam holds flat: it buckles across the seam, and the two sides
+ * cross (102 intersecting pairs at 4096 against 40 with no field). */
 static int apply_stretch(const struct grid *g, int tension, float *field,
 			 struct error *e)
 {
@@ -262,10 +293,17 @@ static int apply_stretch(const struct grid *g, int tension, float *field,
 				 "pleat-resample first");
 	struct surface s = {g, rest->data, mask->data,
 			    panel ? panel->data : NULL};
+	size_t ntri = 0;
+	uint8_t *seamed = tension ? seam_triangles(g, s.mask, &ntri) : NULL;
+	const struct grid_channel *tc = grid_find_typed(g, "tri", GRID_I32, 1);
+	const int32_t *tri = tc ? tc->data : NULL;
 	for (int j = 0; j < g->height; j++)
 		for (int i = 0; i < g->width; i++) {
 			size_t v = (size_t)j * (size_t)g->width + (size_t)i;
 			if (!(s.mask[v] & MASK_INSIDE))
+				continue;
+			if (seamed && tri[v] >= 0 && (size_t)tri[v] < ntri &&
+			    seamed[tri[v]])
 				continue;
 			float *f = field + 3 * v;
 			struct sym2 u = coarse_stretch(&s, i, j);
@@ -273,6 +311,7 @@ static int apply_stretch(const struct grid *g, int tension, float *field,
 				u = sym2_at_least(u, 1);
 			store(f, sym2_apply(u, load(f)));
 		}
+	free(seamed);
 	return 0;
 }
 

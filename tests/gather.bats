@@ -214,6 +214,29 @@ sheared_square() {
 	numeric '(a - 0.8)^2 < 1e-8' a="$xx"
 }
 
+@test "--stretch-scale=tension leaves the coarse triangles along a seam alone" {
+	# the skirt's rest stretched by 1.2 along x: U > 1 almost everywhere
+	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
+	pleat-resample -s 128 "$W/skirt.obj" > "$W/sk.grid"
+	"$PLEAT_TESTBIN/test_solve" compress "$W/sk.grid" "$W/st.grid" 1.2 0
+	pleat-gather --stretch-scale=tension "$W/st.grid" > "$W/g.grid"
+	# the coarse triangles of the seam vertices (mask bit 16), from the
+	# tri channel; every cloth vertex in one keeps the identity, exactly,
+	# and the others are scaled
+	pleat-grid dump -c mask -c tri -c gather "$W/g.grid" | awk '
+		{ m[NR] = $4; t[NR] = $5; f[NR] = $6 " " $7 " " $8
+		  if (int($4 / 16) % 2) seam[$5] = 1 }
+		END {
+			for (k = 1; k <= NR; k++) {
+				if (m[k] % 2 == 0) continue
+				if (t[k] in seam) { kept++; if (f[k] != "1 0 1") bad++ }
+				else { split(f[k], a, " "); scaled += (a[1] > 1.1 || a[3] > 1.1) }
+			}
+			printf "# in seam triangles %d (not the identity: %d), scaled elsewhere %d\n", kept, bad, scaled
+			exit !(kept > 0 && bad == 0 && scaled > 0)
+		}' >&3
+}
+
 @test "--stretch-scale with a part that is not all or tension: usage error" {
 	square 8
 	run --separate-stderr pleat-gather --stretch-scale=compression "$W/sq.grid"

@@ -383,7 +383,7 @@ twins() {
 # the pattern and the dress rises on its body; keeping the drape's
 # stretched directions at their coarse lengths (pleat-gather
 # --stretch-scale=tension) holds it nearer.  2048 iterations of --rho
-# auto: measured 17.1 mm without, 8.5 mm with (the most displaced
+# auto: measured 17.1 mm without, 10.6 mm with (the most displaced
 # panel's mean); --shape 10000 in its place barely helps (20.7 of 23.9
 # mm without the body), which is why this is the remedy named.
 @test "global shape: a converged solve on the body keeps the drape nearer with --stretch-scale=tension" {
