@@ -245,28 +245,81 @@ static struct sym2 coarse_stretch(const struct surface *s, int i, int j)
 	return u;
 }
 
-/* The coarse triangles (the tri channel's ids) that hold a seam vertex,
- * as a byte per id from 0 to the largest; NULL without a tri channel or
- * a seam vertex.  *count gets the number of ids. */
-static uint8_t *seam_triangles(const struct grid *g, const uint8_t *mask,
-			       size_t *count)
+static int int32_cmp(const void *pa, const void *pb)
 {
-	const struct grid_channel *c = grid_find_typed(g, "tri", GRID_I32, 1);
-	if (!c)
-		return NULL;
-	const int32_t *tri = c->data;
-	size_t n = grid_vertices(g), top = 0;
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The coarse triangles' mean edge length, metres, as the edge of an
+ * equilateral triangle of their mean pattern area: the cloth's area
+ * (a cell a cloth vertex) over the number of coarse triangles the tri
+ * channel names.  0 when it names none. */
+static double coarse_edge(const struct grid *g, const uint8_t *mask,
+			  const int32_t *tri)
+{
+	size_t n = grid_vertices(g), cloth = 0, ids = 0;
+	int32_t *id = xmalloc_array(n ? n : 1, sizeof *id);
 	for (size_t v = 0; v < n; v++)
-		if ((mask[v] & MASK_SEAM) && tri[v] >= 0 && (size_t)tri[v] + 1 > top)
-			top = (size_t)tri[v] + 1;
-	if (top == 0)
-		return NULL;
-	uint8_t *on = xcalloc(top, 1);
+		if (mask[v] & MASK_INSIDE) {
+			cloth++;
+			if (tri[v] >= 0)
+				id[ids++] = tri[v];
+		}
+	qsort(id, ids, sizeof *id, int32_cmp);
+	size_t distinct = 0;
+	for (size_t k = 0; k < ids; k++)
+		distinct += k == 0 || id[k] != id[k - 1];
+	free(id);
+	if (distinct == 0)
+		return 0;
+	double area = (double)cloth * g->cell * g->cell / (double)distinct;
+	return sqrt(4 * area / sqrt(3.0));
+}
+
+/* Whether cloth vertex u is a neighbour the distance may pass through
+ * from v: cloth, of v's panel. */
+static int same_panel_cloth(const struct surface *s, size_t u, size_t v)
+{
+	return (s->mask[u] & MASK_INSIDE) &&
+	       (!s->panel || s->panel[u] == s->panel[v]);
+}
+
+/* Every vertex's distance in the pattern, in cells, to the nearest seam
+ * vertex of its panel through its panel's cloth (a two-pass chamfer
+ * transform, steps 1 and sqrt 2: within 8% of the straight distance);
+ * INFINITY where there is none. */
+static float *seam_distance(const struct surface *s)
+{
+	int w = s->g->width, h = s->g->height;
+	size_t n = grid_vertices(s->g);
+	float *d = xmalloc_array(n ? n : 1, sizeof *d);
 	for (size_t v = 0; v < n; v++)
-		if ((mask[v] & MASK_SEAM) && tri[v] >= 0)
-			on[tri[v]] = 1;
-	*count = top;
-	return on;
+		d[v] = (s->mask[v] & MASK_INSIDE) && (s->mask[v] & MASK_SEAM) ?
+		       0.0f : INFINITY;
+	static const int di[4] = {-1, -1, 0, 1}, dj[4] = {0, -1, -1, -1};
+	const float step[4] = {1.0f, 1.41421356f, 1.0f, 1.41421356f};
+	for (int pass = 0; pass < 2; pass++) {
+		int sign = pass == 0 ? 1 : -1;
+		for (int jj = 0; jj < h; jj++)
+			for (int ii = 0; ii < w; ii++) {
+				int i = pass == 0 ? ii : w - 1 - ii;
+				int j = pass == 0 ? jj : h - 1 - jj;
+				size_t v = (size_t)j * (size_t)w + (size_t)i;
+				if (!(s->mask[v] & MASK_INSIDE))
+					continue;
+				for (int k = 0; k < 4; k++) {
+					int a = i + sign * di[k], b = j + sign * dj[k];
+					if (a < 0 || b < 0 || a >= w || b >= h)
+						continue;
+					size_t u = (size_t)b * (size_t)w + (size_t)a;
+					if (same_panel_cloth(s, u, v) &&
+					    d[u] + step[k] < d[v])
+						d[v] = d[u] + step[k];
+				}
+			}
+	}
+	return d;
 }
 
 /* --stretch-scale: U into every cloth vertex's tensor; with `tension`
@@ -275,12 +328,16 @@ static uint8_t *seam_triangles(const struct grid *g, const uint8_t *mask,
  * pattern lengths and buckles into wrinkles, while where the coarse
  * drape holds the fabric stretched it stays as long as the drape has it
  * (the tension field of the coarse surface) instead of contracting.
- * Except in the coarse triangles along a seam: a coarse simulation's
- * seam pulls its edge triangles open across it (the Berkeley dress's:
- * 6% on average, 1.7% inside), the grid's own seam springs make their
- * own, and taking both gives the band along the seam more fabric than
- * the seam holds flat: it buckles across the seam, and the two sides
- * cross (102 intersecting pairs at 4096 against 40 with no field). */
+ * Except along the seams, within a coarse edge of them in the pattern:
+ * a coarse simulation's seams pull the triangles along them out of
+ * shape (the Berkeley dress's with a corner on a panel's edge: largest
+ * principal stretch 6% on average, 1.7% for the others), the grid's own
+ * seam springs make their own,
+ * and taking both gave the band along the seam more fabric than the
+ * seam holds flat: it buckled across the seam, and the two sides crossed
+ * (102 intersecting pairs at 4096 against 40 with no field).  A band of
+ * the pattern, not the coarse triangles that hold seam vertices, so that
+ * every level leaves the same cloth alone, to a cell. */
 static int apply_stretch(const struct grid *g, int tension, float *field,
 			 struct error *e)
 {
@@ -293,17 +350,25 @@ static int apply_stretch(const struct grid *g, int tension, float *field,
 				 "pleat-resample first");
 	struct surface s = {g, rest->data, mask->data,
 			    panel ? panel->data : NULL};
-	size_t ntri = 0;
-	uint8_t *seamed = tension ? seam_triangles(g, s.mask, &ntri) : NULL;
-	const struct grid_channel *tc = grid_find_typed(g, "tri", GRID_I32, 1);
-	const int32_t *tri = tc ? tc->data : NULL;
+	/* tension: the band along the seams left alone, one coarse edge
+	 * wide, in cells */
+	float *near = NULL;
+	double band = 0;
+	if (tension) {
+		const struct grid_channel *tc = grid_find_typed(g, "tri", GRID_I32, 1);
+		if (!tc)
+			return error_set(e, "--stretch-scale=tension needs the "
+					 "'tri' (i32 x 1) channel: run "
+					 "pleat-resample first");
+		band = coarse_edge(g, s.mask, tc->data) / g->cell;
+		near = seam_distance(&s);
+	}
 	for (int j = 0; j < g->height; j++)
 		for (int i = 0; i < g->width; i++) {
 			size_t v = (size_t)j * (size_t)g->width + (size_t)i;
 			if (!(s.mask[v] & MASK_INSIDE))
 				continue;
-			if (seamed && tri[v] >= 0 && (size_t)tri[v] < ntri &&
-			    seamed[tri[v]])
+			if (near && near[v] < band)
 				continue;
 			float *f = field + 3 * v;
 			struct sym2 u = coarse_stretch(&s, i, j);
@@ -311,7 +376,7 @@ static int apply_stretch(const struct grid *g, int tension, float *field,
 				u = sym2_at_least(u, 1);
 			store(f, sym2_apply(u, load(f)));
 		}
-	free(seamed);
+	free(near);
 	return 0;
 }
 
