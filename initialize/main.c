@@ -37,7 +37,7 @@ static const char usage_text[] =
 "                       from rest with pleat-solve --safe's bounds, so\n"
 "                       that the start has no intersection the rest\n"
 "                       lacks; SCOPE all (default) or seams: only within\n"
-"                       2 cells of a seam\n"
+"                       6 cells of a seam\n"
 "  -t, --transfer FILE  the previous frame's result (same pattern and\n"
 "                       layout): its wrinkles carried in the local frames\n"
 "                       of the coarse surface onto this frame's\n"

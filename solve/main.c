@@ -58,7 +58,7 @@ static const char usage_text[] =
 "      --safe[=SCOPE]   no new intersections: every move bounded by the\n"
 "                       distances between the cloth's triangles (not\n"
 "                       with mg); SCOPE all (default) or seams: only\n"
-"                       within 2 cells of a seam\n"
+"                       within 6 cells of a seam\n"
 "      --collision-scale S  collision lengths over the paper's (0.4 mm\n"
 "                       push-out); default: cell / 0.5 mm, at least 1,\n"
 "                       and R at least 1.2 cells\n"

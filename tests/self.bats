@@ -171,8 +171,9 @@ pairs() {
 	echo "# $output" >&3
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" wrong 0" ]]
-	# --safe=seams: the band's triangles, and the vertices outside it free
-	run "$PLEAT_TESTBIN/test_self" safe "$W/dress.grid" 2
+	# --safe=seams: the band's triangles (6 cells, SAFE_SEAM_BAND), and
+	# the vertices outside it free
+	run "$PLEAT_TESTBIN/test_self" safe "$W/dress.grid" 6
 	echo "# seams: $output" >&3
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" wrong 0" ]]
@@ -270,7 +271,7 @@ clean_grid_and_mesh() {
 	clean_grid_and_mesh "$W/out.grid"
 }
 
-# --safe=seams bounds only the cloth within 2 cells of a seam, where the
+# --safe=seams bounds only the cloth within 6 cells of a seam, where the
 # repulsion of --self does not look: the sides of a seam are sewn closer
 # than its radius, and their boundary cells come to lie over each other
 # (20 of the 23 pairs --self alone leaves on this dress at 512).
