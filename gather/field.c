@@ -21,16 +21,26 @@ struct sym2 sym2_axes(double angle, double s_along, double s_across)
 	return t;
 }
 
+/* The eigenvalues of s, larger first, and the larger one's direction,
+ * radians from the u axis (s off the axes: xy != 0). */
+static void sym2_eigen(struct sym2 s, double *angle, double *hi, double *lo)
+{
+	double mean = 0.5 * (s.xx + s.yy);
+	double r = hypot(0.5 * (s.xx - s.yy), s.xy);
+	*angle = 0.5 * atan2(2 * s.xy, s.xx - s.yy);
+	*hi = mean + r;
+	*lo = mean - r;
+}
+
 struct sym2 sym2_pow(struct sym2 s, double a)
 {
 	if (s.xy == 0) {  /* on the axes already: exact, no trigonometry */
 		struct sym2 t = {pow(s.xx, a), 0, pow(s.yy, a)};
 		return t;
 	}
-	double mean = 0.5 * (s.xx + s.yy);
-	double r = hypot(0.5 * (s.xx - s.yy), s.xy);
-	double angle = 0.5 * atan2(2 * s.xy, s.xx - s.yy);
-	return sym2_axes(angle, pow(mean + r, a), pow(mean - r, a));
+	double angle, hi, lo;
+	sym2_eigen(s, &angle, &hi, &lo);
+	return sym2_axes(angle, pow(hi, a), pow(lo, a));
 }
 
 struct sym2 sym2_at_least(struct sym2 s, double lo)
@@ -39,12 +49,11 @@ struct sym2 sym2_at_least(struct sym2 s, double lo)
 		struct sym2 t = {fmax(s.xx, lo), 0, fmax(s.yy, lo)};
 		return t;
 	}
-	double mean = 0.5 * (s.xx + s.yy);
-	double r = hypot(0.5 * (s.xx - s.yy), s.xy);
-	if (mean - r >= lo)
+	double angle, big, small;
+	sym2_eigen(s, &angle, &big, &small);
+	if (small >= lo)
 		return s;
-	double angle = 0.5 * atan2(2 * s.xy, s.xx - s.yy);
-	return sym2_axes(angle, fmax(mean + r, lo), lo);
+	return sym2_axes(angle, fmax(big, lo), lo);
 }
 
 struct sym2 sym2_apply(struct sym2 a, struct sym2 s)
@@ -277,14 +286,6 @@ static double coarse_edge(const struct grid *g, const uint8_t *mask,
 	return sqrt(4 * area / sqrt(3.0));
 }
 
-/* Whether cloth vertex u is a neighbour the distance may pass through
- * from v: cloth, of v's panel. */
-static int same_panel_cloth(const struct surface *s, size_t u, size_t v)
-{
-	return (s->mask[u] & MASK_INSIDE) &&
-	       (!s->panel || s->panel[u] == s->panel[v]);
-}
-
 /* Every vertex's distance in the pattern, in cells, to the nearest seam
  * vertex of its panel through its panel's cloth (a two-pass chamfer
  * transform, steps 1 and sqrt 2: within 8% of the straight distance);
@@ -310,11 +311,10 @@ static float *seam_distance(const struct surface *s)
 					continue;
 				for (int k = 0; k < 4; k++) {
 					int a = i + sign * di[k], b = j + sign * dj[k];
-					if (a < 0 || b < 0 || a >= w || b >= h)
+					if (!same_cloth(s, a, b, v))
 						continue;
 					size_t u = (size_t)b * (size_t)w + (size_t)a;
-					if (same_panel_cloth(s, u, v) &&
-					    d[u] + step[k] < d[v])
+					if (d[u] + step[k] < d[v])
 						d[v] = d[u] + step[k];
 				}
 			}
