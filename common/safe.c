@@ -1,16 +1,24 @@
 /* safe.c - measuring the step bounds of --safe (see safe.h).
  *
- * Candidate pairs of triangles come from the hash of boxes (boxhash.h)
- * of the triangles' boxes grown by half the reach (rounded outwards), so
- * that two grown boxes overlap when the boxes come within the reach of
- * each other.  Each pair of triangles is measured once (by the lower
+ * Candidate pairs of triangles come from a hash (boxhash.h) of the
+ * triangles' boxes, searched with each triangle's box grown by the reach
+ * (rounded outwards): the boxes of a pair closer than the reach overlap
+ * it.  Each pair of triangles is measured once (by the lower
  * index): the corners of each against the other triangle, and the
  * edges of each against the other's, skipping primitives that share a
  * vertex (twins, one point of the cloth, count as one) and those whose
  * vertices are all tangled.  Every distance lowers the nearest distance
  * of all the vertices of its two primitives, an atomic minimum on the
  * float's bits (non-negative floats order as their bits do), so the
- * result does not depend on the order or the thread count. */
+ * result does not depend on the order or the thread count.
+ *
+ * The hash is kept between measurements.  A measurement of a set of
+ * vertices (safe.h) moves their x0 away from where the hash has them
+ * (xh): its search boxes are grown by that drift too, the largest along
+ * an axis since the hash was made, and the hash is made again when the
+ * drift passes SAFE_DRIFT times the reach.  The set's pairs of
+ * triangles are measured from both sides, but for those of two of its
+ * own triangles. */
 #include "safe.h"
 
 #include <float.h>
@@ -24,12 +32,24 @@
 #include "proximity.h"
 #include "seam_link.h"
 
-/* The triangles' boxes from the current positions, and the same grown by
- * half the reach, hashed. */
+/* The triangles' boxes at x0 (box), and at xh (hashed). */
 struct safe_hash {
-	struct tribox *box, *grown;
+	struct tribox *box, *hashed;
 	struct boxhash H;
+	int made;
 };
+
+/* How far (along an axis, over the reach) the x0 of a set's vertices
+ * may drift from where the hash has them before it is made again: on the
+ * dress at 1024, 0.5 made it 23 times in 64 iterations, 1 10 times, 2 3
+ * times, for about the same seconds (larger search boxes). */
+#define SAFE_DRIFT 1.0
+
+/* A set's measurement measures all instead when its triangles are more
+ * than a SAFE_SET_SHARE-th of the cloth's: a set's triangle costs about
+ * four times one of all's (searched with a larger box, from both
+ * sides). */
+#define SAFE_SET_SHARE 4
 
 struct edge_key {
 	uint32_t lo, hi, tri;
@@ -150,6 +170,31 @@ int safe_scope_option(const char *name)
 	return scope;
 }
 
+/* Each vertex's triangles (vtri_start, vtri), and the arrays over the
+ * triangles that a set's measurement uses, for the current triangles. */
+static void vertex_triangles(struct safe *s)
+{
+	free(s->vtri_start);
+	free(s->vtri);
+	s->vtri_start = xcalloc(s->n + 1, sizeof *s->vtri_start);
+	s->vtri = xmalloc_array(3 * s->ntri + 1, sizeof *s->vtri);
+	for (size_t k = 0; k < 3 * s->ntri; k++)
+		s->vtri_start[s->tri[k] + 1]++;
+	for (size_t v = 0; v < s->n; v++)
+		s->vtri_start[v + 1] += s->vtri_start[v];
+	uint32_t *fill = xmalloc_array(s->n + 1, sizeof *fill);
+	memcpy(fill, s->vtri_start, s->n * sizeof *fill);
+	for (size_t k = 0; k < 3 * s->ntri; k++)
+		s->vtri[fill[s->tri[k]]++] = (uint32_t)(k / 3);
+	free(fill);
+	free(s->tmark);
+	free(s->tset);
+	free(s->tround);
+	s->tmark = xcalloc(s->ntri + 1, 1);
+	s->tset = xmalloc_array(s->ntri + 1, sizeof *s->tset);
+	s->tround = xmalloc_array(s->ntri + 1, sizeof *s->tround);
+}
+
 int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 {
 	const uint8_t *mask;
@@ -181,7 +226,15 @@ int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 	s->hash = xcalloc(1, sizeof *s->hash);
 	s->wait = 1;
 	s->hash->box = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
-	s->hash->grown = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
+	s->hash->hashed = xmalloc_array(s->ntri ? s->ntri : 1, sizeof(struct tribox));
+	s->xh = xmalloc_array(s->n, 3 * sizeof(float));
+	s->in = xcalloc(s->n ? s->n : 1, 1);
+	s->want = xcalloc(s->n ? s->n : 1, 1);
+	s->set = xmalloc_array(s->n + 1, sizeof *s->set);
+	s->wanted = xmalloc_array(s->n + 1, sizeof *s->wanted);
+	s->vwait = xcalloc(s->n + 1, 1);
+	s->vexp = xcalloc(s->n + 1, 1);
+	vertex_triangles(s);
 	s->due = 1;
 	return 0;
 }
@@ -189,10 +242,24 @@ int safe_init(struct safe *s, const struct grid *g, int band, struct error *e)
 void safe_free(struct safe *s)
 {
 	if (s->hash) {
+		if (s->hash->made)
+			boxhash_free(&s->hash->H);
 		free(s->hash->box);
-		free(s->hash->grown);
+		free(s->hash->hashed);
 		free(s->hash);
 	}
+	free(s->xh);
+	free(s->vtri_start);
+	free(s->vtri);
+	free(s->in);
+	free(s->want);
+	free(s->tmark);
+	free(s->set);
+	free(s->wanted);
+	free(s->vwait);
+	free(s->vexp);
+	free(s->tset);
+	free(s->tround);
 	free(s->tri);
 	free(s->own);
 	free(s->twin);
@@ -279,8 +346,9 @@ static void append_triangles(struct safe *s, const struct strip_cloth *c,
 	free(s->own);
 	s->own = owners(s->tri, s->ntri, s->n);
 	s->hash->box = xrealloc_array(s->hash->box, s->ntri, sizeof(struct tribox));
-	s->hash->grown = xrealloc_array(s->hash->grown, s->ntri,
-					sizeof(struct tribox));
+	s->hash->hashed = xrealloc_array(s->hash->hashed, s->ntri,
+					 sizeof(struct tribox));
+	vertex_triangles(s);
 }
 
 /* The seams' strip, and its holes, over the grid at x, with its rungs
@@ -320,32 +388,51 @@ static void add_strip(struct safe *s, const float *x)
 
 /* ---- the hash -------------------------------------------------------- */
 
-/* Triangle t's box from x, and the box grown by half the reach. */
-static void box_of(struct safe *s, const float *x, size_t t)
+/* The box of triangle t's corners at x, grown by `grow` metres (rounded
+ * outwards). */
+static void triangle_box(const struct safe *s, const float *x, size_t t,
+			 double grow, struct tribox *b)
 {
-	struct tribox *b = &s->hash->box[t], *g = &s->hash->grown[t];
-	double half = 0.5 * s->reach;
 	for (int k = 0; k < 3; k++) {
-		b->lo[k] = b->hi[k] = x[3 * (size_t)s->tri[3 * t] + (size_t)k];
+		float lo = x[3 * (size_t)s->tri[3 * t] + (size_t)k], hi = lo;
 		for (int c = 1; c < 3; c++) {
 			float v = x[3 * (size_t)s->tri[3 * t + (size_t)c] + (size_t)k];
-			b->lo[k] = v < b->lo[k] ? v : b->lo[k];
-			b->hi[k] = v > b->hi[k] ? v : b->hi[k];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
 		}
-		g->lo[k] = (float)(b->lo[k] - half);
-		if ((double)g->lo[k] > b->lo[k] - half)
-			g->lo[k] = nextafterf(g->lo[k], -INFINITY);
-		g->hi[k] = (float)(b->hi[k] + half);
-		if ((double)g->hi[k] < b->hi[k] + half)
-			g->hi[k] = nextafterf(g->hi[k], INFINITY);
+		b->lo[k] = (float)(lo - grow);
+		if ((double)b->lo[k] > lo - grow)
+			b->lo[k] = nextafterf(b->lo[k], -INFINITY);
+		b->hi[k] = (float)(hi + grow);
+		if ((double)b->hi[k] < hi + grow)
+			b->hi[k] = nextafterf(b->hi[k], INFINITY);
 	}
 }
 
-static void hash_build(struct safe *s, const float *x)
+/* The hash of the triangles at x0, which becomes xh. */
+static void hash_build(struct safe *s)
 {
-	for (size_t t = 0; t < s->ntri; t++)
-		box_of(s, x, t);
-	boxhash_build(&s->hash->H, s->hash->grown, s->ntri);
+	struct safe_hash *h = s->hash;
+	if (h->made)
+		boxhash_free(&h->H);
+	#pragma omp parallel for schedule(static)
+	for (long t = 0; t < (long)s->ntri; t++)
+		triangle_box(s, s->x0, (size_t)t, 0, &h->box[t]);
+	memcpy(h->hashed, h->box, s->ntri * sizeof *h->box);
+	boxhash_build(&h->H, h->hashed, s->ntri);
+	h->made = 1;
+	s->drift = 0;
+	memcpy(s->xh, s->x0, s->n * 3 * sizeof(float));
+}
+
+/* Vertex v's x0's distance from where the hash took it, along the axis
+ * where it is largest, into s->drift. */
+static void drifted(struct safe *s, uint32_t v)
+{
+	for (int k = 0; k < 3; k++) {
+		size_t c = 3 * (size_t)v + (size_t)k;
+		s->drift = fmax(s->drift, fabs((double)s->x0[c] - s->xh[c]));
+	}
 }
 
 /* ---- distances --------------------------------------------------------- */
@@ -364,6 +451,42 @@ static void lower(struct safe *s, uint32_t v, double d)
 	       !__atomic_compare_exchange_n(&s->nearest[v], &old, bits, 1,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
+}
+
+/* A pair of primitives that share no vertex, corners p[0..np) and
+ * q[0..nq), at distance d.  Measuring all: every corner's nearest
+ * distance is lowered to d.  Measuring a set (safe.h): each corner in it
+ * to h = d - F, F the largest bound of p's corners outside the set plus
+ * that of q's; and the corners outside are asked in (want) when h is
+ * below d / 2. */
+static void found_pair(struct safe *s, const uint32_t *p, int np,
+		       const uint32_t *q, int nq, double d)
+{
+	if (!s->measuring_set) {
+		for (int c = 0; c < np; c++)
+			lower(s, p[c], d);
+		for (int c = 0; c < nq; c++)
+			lower(s, q[c], d);
+		return;
+	}
+	double fp = 0, fq = 0;
+	for (int c = 0; c < np; c++)
+		if (!s->in[p[c]])
+			fp = fmax(fp, s->bound[p[c]]);
+	for (int c = 0; c < nq; c++)
+		if (!s->in[q[c]])
+			fq = fmax(fq, s->bound[q[c]]);
+	double h = d - fp - fq;
+	int ask = h < 0.5 * d;
+	for (int c = 0; c < np + nq; c++) {
+		uint32_t v = c < np ? p[c] : q[c - np];
+		if (s->in[v])
+			lower(s, v, h > 0 ? h : 0);
+		else if (ask && !__atomic_exchange_n(&s->want[v], 1,
+						     __ATOMIC_RELAXED))
+			s->wanted[__atomic_fetch_add(&s->nwanted, 1,
+						     __ATOMIC_RELAXED)] = v;
+	}
 }
 
 /* Whether vertices a and b are one point of the cloth: the same vertex,
@@ -435,10 +558,7 @@ static size_t corners_to_triangle(struct safe *s, const float *x,
 		double d2 = closest_on_triangle(p, tri, q);
 		if (!(d2 < r2))
 			continue;
-		double d = sqrt(d2);
-		lower(s, t[c], d);
-		for (int k = 0; k < 3; k++)
-			lower(s, u[k], d);
+		found_pair(s, t + c, 1, u, 3, sqrt(d2));
 		found++;
 	}
 	return found;
@@ -486,11 +606,7 @@ static size_t edges_to_edges(struct safe *s, const float *x,
 			double d2 = segments_distance2(p0, p1, q0, q1);
 			if (!(d2 < r2))
 				continue;
-			double d = sqrt(d2);
-			lower(s, e[0], d);
-			lower(s, e[1], d);
-			lower(s, f[0], d);
-			lower(s, f[1], d);
+			found_pair(s, e, 2, f, 2, sqrt(d2));
 			found++;
 		}
 	}
@@ -500,7 +616,6 @@ static size_t edges_to_edges(struct safe *s, const float *x,
 /* What measure_triangle's visits need. */
 struct measure {
 	struct safe *s;
-	const float *x;
 	size_t t;
 };
 
@@ -508,20 +623,36 @@ static size_t measure_pair(uint32_t u, void *arg)
 {
 	const struct measure *me = arg;
 	struct safe *s = me->s;
+	/* a set's pair of triangles is measured from the lower one */
+	if (s->measuring_set && u <= me->t && s->tmark[u] == 2)
+		return 0;
+	/* the boxes at x0 within the reach of each other (the search's is
+	 * grown by the drift too) */
+	const struct tribox *bt = &s->hash->box[me->t], *bu = &s->hash->box[u];
+	for (int k = 0; k < 3; k++)
+		if ((double)bu->lo[k] - bt->hi[k] >= s->reach ||
+		    (double)bt->lo[k] - bu->hi[k] >= s->reach)
+			return 0;
 	const uint32_t *ct = s->tri + 3 * me->t, *cu = s->tri + 3 * (size_t)u;
 	unsigned own = s->own[me->t], ou = s->own[u];
-	return corners_to_triangle(s, me->x, ct, own, cu, &s->hash->box[u]) +
-	       corners_to_triangle(s, me->x, cu, ou, ct, &s->hash->box[me->t]) +
-	       edges_to_edges(s, me->x, ct, own, cu, ou);
+	const float *x = s->x0;
+	return corners_to_triangle(s, x, ct, own, cu, &s->hash->box[u]) +
+	       corners_to_triangle(s, x, cu, ou, ct, &s->hash->box[me->t]) +
+	       edges_to_edges(s, x, ct, own, cu, ou);
 }
 
-/* Every triangle u > t whose box comes within the reach of t's, measured
- * against t. */
-static size_t measure_triangle(struct safe *s, const float *x, size_t t)
+/* Every triangle whose box at x0 comes within the reach of t's measured
+ * against t: measuring all, those after t; measuring a set, all, the
+ * search grown by the drift of x0 from where the hash has them. */
+static size_t measure_triangle(struct safe *s, size_t t)
 {
-	struct measure me = {s, x, t};
-	return boxhash_visit(&s->hash->H, s->hash->grown, &s->hash->grown[t],
-			     (uint32_t)t + 1, measure_pair, &me);
+	struct measure me = {s, t};
+	const struct safe_hash *h = s->hash;
+	struct tribox b;
+	int all = !s->measuring_set;
+	triangle_box(s, s->x0, t, s->reach + s->drift, &b);
+	return boxhash_visit(&h->H, h->hashed, &b, all ? (uint32_t)t + 1 : 0,
+			     measure_pair, &me);
 }
 
 /* The tangled vertices at x: the corners of every pair of triangles
@@ -573,45 +704,199 @@ static void back_off(struct safe *s, size_t tight, size_t roomier)
 		s->wait = s->wait * 2 < SAFE_EVERY ? s->wait * 2 : SAFE_EVERY;
 }
 
-void safe_update(struct safe *s, const float *x)
+/* The nearest distances of vertices set[0..n) back to the reach. */
+static void reset_nearest(struct safe *s, const uint32_t *set, size_t n)
 {
-	double t0 = now_seconds();
-	find_tangles(s, x);
-	if (!s->stripped && s->tangle_free) {
-		add_strip(s, x);
-		s->tangle_free = 0;
-		find_tangles(s, x);
-	}
 	float far = (float)s->reach;
 	uint32_t far_bits;
 	memcpy(&far_bits, &far, sizeof far_bits);
-	for (size_t v = 0; v < s->n; v++)
-		s->nearest[v] = far_bits;
-	hash_build(s, x);
-	size_t pairs = 0;
-	#pragma omp parallel for schedule(dynamic, 256) reduction(+ : pairs)
-	for (long t = 0; t < (long)s->ntri; t++)
-		pairs += measure_triangle(s, x, (size_t)t);
-	boxhash_free(&s->hash->H);
-	size_t tight = 0, roomier = 0;
-	float small = (float)(SAFE_TIGHT * SAFE_GAMMA) * far;
-	for (size_t v = 0; v < s->n; v++) {
-		float d, old = s->bound[v];
-		memcpy(&d, &s->nearest[v], sizeof d);
-		s->bound[v] = !s->held || s->held[v] ? (float)SAFE_GAMMA * d :
-			      FLT_MAX;
-		if (s->stats.updates > 0 && old < small) {
-			tight++;
-			roomier += s->bound[v] >= 2.0f * old;
-		}
+	for (size_t q = 0; q < n; q++)
+		s->nearest[set ? set[q] : q] = far_bits;
+}
+
+/* Vertex v's bound from its nearest distance; counts it among the tight
+ * (its old bound below SAFE_TIGHT of the largest) and those of them
+ * given twice the room. */
+static void set_bound(struct safe *s, size_t v, size_t *tight,
+		      size_t *roomier)
+{
+	float d, old = s->bound[v];
+	float small = (float)(SAFE_TIGHT * SAFE_GAMMA * s->reach);
+	memcpy(&d, &s->nearest[v], sizeof d);
+	s->bound[v] = !s->held || s->held[v] ? (float)SAFE_GAMMA * d : FLT_MAX;
+	if (s->stats.updates > 0 && old < small) {
+		++*tight;
+		*roomier += s->bound[v] >= 2.0f * old;
 	}
-	back_off(s, tight, roomier);
+}
+
+/* Measures the whole cloth at x. */
+static size_t measure_all(struct safe *s, const float *x, size_t *tight,
+			  size_t *roomier)
+{
 	if (x != s->x0)
 		memcpy(s->x0, x, s->n * 3 * sizeof(float));
+	find_tangles(s, s->x0);
+	if (!s->stripped && s->tangle_free) {
+		add_strip(s, s->x0);
+		s->tangle_free = 0;
+		find_tangles(s, s->x0);
+	}
+	reset_nearest(s, NULL, s->n);
+	hash_build(s);
+	size_t pairs = 0;
+	s->measuring_set = 0;
+	#pragma omp parallel for schedule(dynamic, 256) reduction(+ : pairs)
+	for (long t = 0; t < (long)s->ntri; t++)
+		pairs += measure_triangle(s, (size_t)t);
+	for (size_t v = 0; v < s->n; v++)
+		set_bound(s, v, tight, roomier);
+	s->stats.pairs = pairs;
+	return s->n;
+}
+
+/* The bounded vertices beyond half their bound at x, and those whose
+ * bound is too small to move them at all (safe_clamp_vertex keeps them
+ * at x0), into s->set and s->in; returns how many. */
+static size_t beyond_half(struct safe *s, const float *x)
+{
+	#pragma omp parallel for schedule(static)
+	for (long v = 0; v < (long)s->n; v++) {
+		float c[3];
+		memcpy(c, x + 3 * v, sizeof c);
+		const float *o = s->x0 + 3 * v;
+		float big = fmaxf(fabsf(o[0]), fmaxf(fabsf(o[1]), fabsf(o[2])));
+		int need = s->bound[v] < FLT_MAX &&
+			   (safe_clamp_vertex(c, o, s->bound[v]) != SAFE_WITHIN ||
+			    s->bound[v] <= 2 * SAFE_SLACK * big);
+		if (need && s->vwait[v]) {
+			s->vwait[v]--;
+			need = 0;
+		}
+		s->in[v] = (uint8_t)need;
+	}
+	size_t ns = 0;
+	for (size_t v = 0; v < s->n; v++)
+		if (s->in[v])
+			s->set[ns++] = (uint32_t)v;
+	return ns;
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The set's measurement (safe.h): its vertices' x0 moved to x and their
+ * pairs measured, the vertices a pair asks for taken in and measured in
+ * the next round, until none is.  A round measures the triangles of the
+ * vertices it took in (tmark 2; 1 for those of earlier rounds); the
+ * nearest distances of earlier rounds stay, as lower than they need be
+ * at most.  Returns the vertices measured, or 0 when the set's
+ * triangles grew past a SAFE_SET_SHARE-th of the cloth's (then x0 is x
+ * on some vertices, the bounds as they were: the caller measures
+ * all). */
+static size_t measure_set(struct safe *s, const float *x, size_t ns,
+			  size_t *tight, size_t *roomier)
+{
+	size_t done = 0, nts = 0, ok = 1, start = ns;
+	s->measuring_set = 1;
+	while (done < ns) {
+		size_t nr = 0;
+		for (size_t q = done; q < ns; q++) {
+			uint32_t v = s->set[q];
+			memcpy(s->x0 + 3 * (size_t)v, x + 3 * (size_t)v,
+			       3 * sizeof(float));
+			drifted(s, v);
+			for (uint32_t k = s->vtri_start[v]; k < s->vtri_start[v + 1]; k++) {
+				uint32_t t = s->vtri[k];
+				if (s->tmark[t] == 2)
+					continue;
+				if (!s->tmark[t])
+					s->tset[nts++] = t;
+				s->tmark[t] = 2;
+				s->tround[nr++] = t;
+			}
+		}
+		if (nts * SAFE_SET_SHARE > s->ntri) {
+			ok = 0;
+			break;
+		}
+		if (s->drift > SAFE_DRIFT * s->reach)
+			hash_build(s);
+		else
+			for (size_t k = 0; k < nr; k++)
+				triangle_box(s, s->x0, s->tround[k], 0,
+					     &s->hash->box[s->tround[k]]);
+		reset_nearest(s, s->set + done, ns - done);
+		done = ns;
+		#pragma omp parallel for schedule(dynamic, 64)
+		for (long k = 0; k < (long)nr; k++)
+			measure_triangle(s, s->tround[k]);
+		for (size_t k = 0; k < nr; k++)
+			s->tmark[s->tround[k]] = 1;
+		/* in vertex order: the rounds do not depend on the threads' */
+		qsort(s->wanted, s->nwanted, sizeof *s->wanted, u32_cmp);
+		for (size_t q = 0; q < s->nwanted; q++) {
+			uint32_t v = s->wanted[q];
+			s->want[v] = 0;
+			if (!s->in[v]) {
+				s->in[v] = 1;
+				s->set[ns++] = v;
+			}
+		}
+		s->nwanted = 0;
+	}
+	s->measuring_set = 0;
+	for (size_t q = 0; q < ns; q++) {
+		uint32_t v = s->set[q];
+		if (ok && q < start) {
+			size_t t0 = *tight, r0 = *roomier;
+			set_bound(s, v, tight, roomier);
+			/* a tight vertex measuring again did not free waits
+			 * twice as long before the next (its own back_off) */
+			if (*tight > t0 && *roomier == r0) {
+				s->vexp[v] = s->vexp[v] < 3 ? s->vexp[v] + 1 : 3;
+				s->vwait[v] = (uint8_t)((1 << s->vexp[v]) - 1);
+			} else {
+				s->vexp[v] = 0;
+			}
+		} else if (ok) {
+			set_bound(s, v, tight, roomier);
+		}
+		s->in[v] = 0;
+	}
+	for (size_t k = 0; k < nts; k++)
+		s->tmark[s->tset[k]] = 0;
+	for (size_t q = 0; q < s->nwanted; q++)
+		s->want[s->wanted[q]] = 0;
+	s->nwanted = 0;
+	return ok ? ns : 0;
+}
+
+void safe_update(struct safe *s, const float *x)
+{
+	double t0 = now_seconds();
+	size_t tight = 0, roomier = 0, measured = 0;
+	/* a set only where no tangle is left free and the strip is held */
+	if (!s->band && x != s->x0 && s->hash->made && s->tangle_free &&
+	    s->stripped) {
+		size_t ns = beyond_half(s, x);
+		measured = ns ? measure_set(s, x, ns, &tight, &roomier) : 0;
+		if (measured || !ns) {
+			s->stats.local++;
+			s->stats.remeasured += measured;
+		}
+		if (!ns)
+			measured = 1;
+	}
+	if (!measured)
+		measure_all(s, x, &tight, &roomier);
+	back_off(s, tight, roomier);
 	s->due = 0;
 	s->steps = 0;
 	s->stats.updates++;
-	s->stats.pairs = pairs;
 	s->stats.seconds += now_seconds() - t0;
 }
 

@@ -438,6 +438,10 @@ static void report_collisions(const struct listener *l,
 			p->safe->band ? " (seams)" : "", p->safe->stats.updates,
 			p->safe->stats.seconds,
 			p->safe->stats.clamped, p->safe->stats.strip);
+	if (p->safe && p->safe->stats.local)
+		fprintf(stderr, ", %zu of them of some vertices only (%zu "
+			"measured)", p->safe->stats.local,
+			p->safe->stats.remeasured);
 	if (p->safe && p->safe->stats.tangles_start)
 		fprintf(stderr, "; %zu intersecting triangle pairs at the start "
 			"left free to come apart, %zu at the last search",

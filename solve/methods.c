@@ -182,14 +182,14 @@ static int backend_check(struct problem *p, const struct solve_device *dev,
 }
 
 /* --safe on a device: the bounds measured on the host at the device's
- * iterate, and sent back. */
+ * iterate (fetched into the idle host buffer), and sent back. */
 static int device_safe_update(struct problem *p, const struct solve_device *dev,
 			      char *why, size_t n)
 {
 	struct safe *s = p->safe;
-	if (dev->get(dev->s, s->x0, why, n))
+	if (dev->get(dev->s, p->next, why, n))
 		return -1;
-	safe_update(s, s->x0);
+	safe_update(s, p->next);
 	return dev->safe_set(dev->s, s->x0, s->bound, why, n);
 }
 

@@ -29,6 +29,22 @@
  *        the strip; the brute force runs over them; every vertex that is
  *        no corner of theirs must be unbounded (FLT_MAX).
  *
+ *   test_self safe-moves GRID STEPS SHARE SEED   --safe's measurements
+ *        of sets of vertices (safe.h): from the bounds at the first
+ *        grid's positions (free of intersections), STEPS times a SHARE
+ *        of the bounded vertices (drawn from SEED) move to a random
+ *        point between 3/4 and all of their bound from their x0, and
+ *        safe_update measures; after each, the rule of safe.h, every
+ *        pair of primitives that share no vertex further apart at the
+ *        measured positions x0 than the largest bound of one's corners
+ *        plus that of the other's, is checked by brute force over the
+ *        pairs within the reach (every bound must be at most gamma times
+ *        the reach, for the rest), and every vertex must be within its
+ *        bound of its x0.  Prints "steps S local L vertices V pairs P
+ *        worst R wrong W" (L: measurements of sets, V: the vertices
+ *        they measured, R: the smallest distance over the bounds' sum)
+ *        and exits 1 when W > 0.
+ *
  *   test_self slivers N    closest_on_triangle on N needle-thin
  *        triangles: never farther than the nearest edge
  *   test_self segments N   segments_distance2 on N random pairs of
@@ -190,6 +206,41 @@ static void at(const float *x, uint32_t v, double *p)
 		p[k] = x[3 * (size_t)v + (size_t)k];
 }
 
+/* The rule a measurement of a set keeps (safe.h): a pair of primitives,
+ * corners p[0..np) and q, at distance d between their corners' x0, is
+ * further apart than the largest bound of p's corners plus that of q's.
+ * With bound NULL, nothing is checked. */
+struct pair_rule {
+	const float *bound;
+	size_t broken;
+	double worst;      /* the smallest d / (B(p) + B(q)) */
+};
+
+static void check_rule(struct pair_rule *r, const uint32_t *v, int np,
+		       int nv, double d)
+{
+	if (!r || !r->bound)
+		return;
+	double bp = 0, bq = 0;
+	for (int k = 0; k < nv; k++) {
+		double b = r->bound[v[k]];
+		if (k < np)
+			bp = b > bp ? b : bp;
+		else
+			bq = b > bq ? b : bq;
+	}
+	if (bp + bq == 0)
+		return;   /* neither moves (touching, as twins can) */
+	double ratio = d / (bp + bq);
+	r->worst = ratio < r->worst ? ratio : r->worst;
+	if (!(d > bp + bq)) {
+		if (r->broken < 5)
+			fprintf(stderr, "pair %u.. %u..: distance %.9g, bounds "
+				"%.9g + %.9g\n", v[0], v[np], d, bp, bq);
+		r->broken++;
+	}
+}
+
 static void lower_to(double *near, const uint32_t *v, int nv, double d)
 {
 	for (int k = 0; k < nv; k++)
@@ -202,7 +253,7 @@ static void lower_to(double *near, const uint32_t *v, int nv, double d)
 static size_t brute_vertices(const float *x, const size_t *twin,
 			     const uint8_t *tangled,
 			     const uint32_t *tri, size_t nt, size_t n,
-			     double reach, double *near)
+			     double reach, double *near, struct pair_rule *rule)
 {
 	size_t pairs = 0;
 	char *corner = calloc(n, 1);
@@ -234,6 +285,7 @@ static size_t brute_vertices(const float *x, const size_t *twin,
 			double d = sqrt(d2);
 			if (d >= reach)
 				continue;
+			check_rule(rule, all, 1, 4, d);
 			lower_to(near, all, 4, d);
 			pairs++;
 		}
@@ -266,7 +318,7 @@ static size_t edges_of(const uint32_t *tri, size_t nt, uint32_t **out)
 static size_t brute_edges(const float *x, const size_t *twin,
 			  const uint8_t *tangled,
 			  const uint32_t *e, size_t ne, double reach,
-			  double *near)
+			  double *near, struct pair_rule *rule)
 {
 	size_t pairs = 0;
 	for (size_t a = 0; a < ne; a++)
@@ -287,6 +339,7 @@ static size_t brute_edges(const float *x, const size_t *twin,
 			double d = sqrt(segments_distance2(p0, p1, q0, q1));
 			if (d >= reach)
 				continue;
+			check_rule(rule, all, 2, 4, d);
 			lower_to(near, all, 4, d);
 			pairs++;
 		}
@@ -366,9 +419,9 @@ static int safe_check(const char *path, int band)
 	uint8_t *tangled = malloc(n);
 	size_t tangles = brute_tangles(x->data, twin, sf.tri, sf.ntri, n, tangled);
 	size_t pairs = brute_vertices(x->data, twin, tangled, sf.tri, sf.ntri,
-				      n, sf.reach, near) +
+				      n, sf.reach, near, NULL) +
 		       brute_edges(x->data, twin, tangled, edges, ne, sf.reach,
-				   near);
+				   near, NULL);
 	size_t bounded = 0;
 	char *corner = calloc(n, 1);
 	for (size_t k = 0; k < 3 * sf.ntri; k++)
@@ -398,6 +451,92 @@ static int safe_check(const char *path, int band)
 	free(edges);
 	free(twin);
 	free(tangled);
+	safe_free(&sf);
+	grid_free(&g);
+	return wrong > 0;
+}
+
+/* Measurements of sets (safe.h) after moves within the bounds: at each
+ * of `steps` steps, a share of the bounded vertices, drawn at random,
+ * move to a random point of their ball (between half and all of their
+ * bound from x0), the others stay; safe_update measures, and the rule of
+ * safe.h is checked by brute force over every pair of primitives within
+ * the reach at the measured positions x0 (pairs further apart keep it
+ * when every bound is at most gamma times the reach, checked too), and
+ * every vertex must be within its bound of its x0. */
+static int safe_moves(const char *path, int steps, double share,
+		      uint64_t seed)
+{
+	struct grid g;
+	struct safe sf;
+	struct error e;
+	const struct grid_channel *xc = positions(path, &g);
+	if (safe_init(&sf, &g, 0, &e))
+		fail(e.msg);
+	size_t n = sf.n;
+	float *x = malloc(3 * n * sizeof *x);
+	memcpy(x, xc->data, 3 * n * sizeof *x);
+	safe_update(&sf, x);
+	if (!sf.tangle_free)
+		fail("the grid's triangles intersect: sets are not measured");
+	uint32_t *edges;
+	size_t ne = edges_of(sf.tri, sf.ntri, &edges);
+	size_t *twin = twins_of(&g);
+	uint8_t *tangled = calloc(n, 1);
+	double *near = malloc(n * sizeof *near);
+	size_t wrong = 0, pairs = 0;
+	double worst = INFINITY;
+	uint64_t rs = seed ? seed : 1;
+	for (int k = 0; k < steps; k++) {
+		for (size_t v = 0; v < n; v++) {
+			if (sf.bound[v] == FLT_MAX ||
+			    0.5 * (urand_xorshift(&rs) + 1) >= share)
+				continue;
+			double d[3], l = 0;
+			for (int c = 0; c < 3; c++) {
+				d[c] = urand_xorshift(&rs);
+				l += d[c] * d[c];
+			}
+			double r = (0.75 + 0.25 * urand_xorshift(&rs)) * sf.bound[v];
+			for (int c = 0; c < 3; c++)
+				x[3 * v + (size_t)c] = sf.x0[3 * v + (size_t)c] +
+					(float)(l > 0 ? r * d[c] / sqrt(l) : 0);
+			safe_clamp_vertex(x + 3 * v, sf.x0 + 3 * v, sf.bound[v]);
+		}
+		safe_update(&sf, x);
+		struct pair_rule rule = {sf.bound, 0, INFINITY};
+		for (size_t v = 0; v < n; v++)
+			near[v] = sf.reach;
+		pairs = brute_vertices(sf.x0, twin, tangled, sf.tri, sf.ntri, n,
+				       sf.reach, near, &rule) +
+			brute_edges(sf.x0, twin, tangled, edges, ne, sf.reach,
+				    near, &rule);
+		wrong += rule.broken;
+		worst = rule.worst < worst ? rule.worst : worst;
+		for (size_t v = 0; v < n; v++) {
+			double l2 = 0;
+			for (int c = 0; c < 3; c++) {
+				double dd = (double)x[3 * v + (size_t)c] -
+					    sf.x0[3 * v + (size_t)c];
+				l2 += dd * dd;
+			}
+			int far_bound = sf.bound[v] != FLT_MAX &&
+				sf.bound[v] > SAFE_GAMMA * sf.reach * (1 + 1e-6);
+			if (far_bound || l2 > (double)sf.bound[v] * sf.bound[v]) {
+				if (wrong < 5)
+					fprintf(stderr, "vertex %zu: bound %.9g, %.9g "
+						"from x0\n", v, sf.bound[v], sqrt(l2));
+				wrong++;
+			}
+		}
+	}
+	printf("steps %d local %zu vertices %zu pairs %zu worst %.3f wrong %zu\n",
+	       steps, sf.stats.local, sf.stats.remeasured, pairs, worst, wrong);
+	free(x);
+	free(edges);
+	free(twin);
+	free(tangled);
+	free(near);
 	safe_free(&sf);
 	grid_free(&g);
 	return wrong > 0;
@@ -523,12 +662,16 @@ int main(int argc, char **argv)
 		return safe_check(argv[2], 0);
 	if (argc == 4 && strcmp(argv[1], "safe") == 0)
 		return safe_check(argv[2], atoi(argv[3]));
+	if (argc == 6 && strcmp(argv[1], "safe-moves") == 0)
+		return safe_moves(argv[2], atoi(argv[3]), atof(argv[4]),
+				  strtoull(argv[5], NULL, 10));
 	if (argc == 3 && strcmp(argv[1], "segments") == 0)
 		return segments(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "slivers") == 0)
 		return slivers(atol(argv[2]));
 	fprintf(stderr, "usage: test_self far GRID\n"
 		"       test_self safe GRID [BAND]\n"
+		"       test_self safe-moves GRID STEPS SHARE SEED\n"
 		"       test_self segments N\n"
 		"       test_self slivers N\n");
 	return 2;
