@@ -218,6 +218,10 @@ void safe_update(struct safe *s, const float *x);
  * the triangles within SAFE_SEAM_BAND cells of a seam vertex. */
 enum { SAFE_ALL = 1, SAFE_SEAMS = 2 };
 
+/* What pleat-solve and pleat-initialize warn of when --safe=seams finds
+ * no seam to bound. */
+#define SAFE_NO_SEAMS "--safe=seams: the grid has no seams, so nothing is bounded"
+
 /* The scope --safe[=SCOPE] names: SAFE_ALL for no value or "all",
  * SAFE_SEAMS for "seams", 0 for anything else. */
 int safe_scope(const char *name);

@@ -187,8 +187,7 @@ static void do_upsample(const struct options *o, struct item *it,
 				 o->safe, &a, &e)))
 		die("%s: grid %d: %s", it->name, it->index, e.msg);
 	if (o->safe && a.no_seams)
-		warnx("%s: grid %d: --safe=seams: the grid has no seams, so "
-		      "nothing is bounded", it->name, it->index);
+		warnx("%s: grid %d: " SAFE_NO_SEAMS, it->name, it->index);
 	if (o->quiet)
 		return;
 	fprintf(stderr, "%s: %s: grid %d: wrinkles of %s upsampled onto "

@@ -584,8 +584,7 @@ static void solve_grid(const struct options *o, struct listener *l,
 					   SAFE_SEAM_BAND : 0, &e))
 		die("%s: grid %d: %s", l->name, l->grid, e.msg);
 	if (o->sp.safe == SAFE_SEAMS && p.safe->ntri == 0)
-		warnx("%s: grid %d: --safe=seams: the grid has no seams, so "
-		      "nothing is bounded", l->name, l->grid);
+		warnx("%s: grid %d: " SAFE_NO_SEAMS, l->name, l->grid);
 	struct solve_device dev = {0};
 	const char *gpu = o->gpu;
 	if (device_open(gpu, &p, &o->sp, &dev, &e))
