@@ -195,6 +195,15 @@ sets_keep_rule() {
 	pleat-resample -s 128 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"
 	pleat-solve -q -n 64 --self -o "$W/clean.grid" "$W/dress.grid"
 	sets_keep_rule "$W/clean.grid"
+	# and the solve that measures sets gives the same bytes on 1 and 2
+	# threads (the sets' rounds do not depend on the threads' order)
+	local body="$SHARED/bodies/female_body_dance-paused_f0.obj"
+	for t in 1 2; do
+		OMP_NUM_THREADS=$t pleat-solve -n 64 --body "$body" --self --safe \
+			-o "$W/t$t.grid" "$W/dress.grid" 2> "$W/t$t.txt"
+	done
+	grep -q ' of them of some vertices only' "$W/t1.txt"
+	cmp "$W/t1.grid" "$W/t2.grid"
 }
 
 @test "--safe: the bounds on the dress, seams and panel edges, are a brute-force search's" {
