@@ -117,3 +117,20 @@ chunk_outputs() {
 	[[ "$output" == *"SHOT_FRAMES names no frame"* ]]
 	[ ! -e "$S/frames.log" ] || [ ! -s "$S/frames.log" ]
 }
+
+# A gathering stage for every frame, as a studio's shot Makefile gives
+# it: pleat-frame's --gather-args, its options quoted in SHOT_FRAME_FLAGS.
+@test "SHOT_FRAME_FLAGS carries --gather-args, quoted, to every frame: the bytes of pleat-frame by hand" {
+	local gather='--set 0.9,0,1 --perturb 0.2'
+	make -s -C "$S" SHOT_MESH=0 SHOT_LAST=2 "SHOT_FRAME_FLAGS=--gather-args '$gather'" 2>/dev/null
+	run made "$S"
+	[ "$output" = "out/carry/frame_0001.grid out/carry/frame_0002.grid out/frame_0001.grid out/frame_0002.grid " ]
+	(cd "$S" && pleat-frame -l 192,384 -n 8,4 --gather-args "$gather" \
+		-p out/carry/frame_0001.grid -o two.grid in/frame_0002.obj)
+	cmp "$S/two.grid" "$S/out/frame_0002.grid"
+	# and the gathering is there: without it, other bytes
+	(cd "$S" && pleat-frame -l 192,384 -n 8,4 \
+		-p out/carry/frame_0001.grid -o plain.grid in/frame_0002.obj)
+	! cmp -s "$S/plain.grid" "$S/out/frame_0002.grid"
+	pleat-grid info "$S/out/frame_0002.grid" | grep -q 'gather'
+}
