@@ -453,12 +453,22 @@ static void lower(struct safe *s, uint32_t v, double d)
 		;
 }
 
+/* Whether one of corners v[0..nv) is in the set being measured. */
+static int in_set(const struct safe *s, const uint32_t *v, int nv)
+{
+	for (int c = 0; c < nv; c++)
+		if (s->in[v[c]])
+			return 1;
+	return 0;
+}
+
 /* A pair of primitives that share no vertex, corners p[0..np) and
  * q[0..nq), at distance d.  Measuring all: every corner's nearest
- * distance is lowered to d.  Measuring a set (safe.h): each corner in it
- * to h = d - F, F the largest bound of p's corners outside the set plus
- * that of q's; and the corners outside are asked in (want) when h is
- * below d / 2. */
+ * distance is lowered to d.  Measuring a set (safe.h), a pair with a
+ * corner in it: each such corner's to h = d - F, F the largest bound of
+ * p's corners outside the set plus that of q's; or, when h is below
+ * d / 2, the corners outside are asked in (want) instead, and the next
+ * round measures the pair again with them. */
 static void found_pair(struct safe *s, const uint32_t *p, int np,
 		       const uint32_t *q, int nq, double d)
 {
@@ -476,16 +486,23 @@ static void found_pair(struct safe *s, const uint32_t *p, int np,
 	for (int c = 0; c < nq; c++)
 		if (!s->in[q[c]])
 			fq = fmax(fq, s->bound[q[c]]);
+	/* a pair with no corner in the set keeps the rule as it was */
+	if (!in_set(s, p, np) && !in_set(s, q, nq))
+		return;
 	double h = d - fp - fq;
 	int ask = h < 0.5 * d;
 	for (int c = 0; c < np + nq; c++) {
 		uint32_t v = c < np ? p[c] : q[c - np];
-		if (s->in[v])
-			lower(s, v, h > 0 ? h : 0);
-		else if (ask && !__atomic_exchange_n(&s->want[v], 1,
-						     __ATOMIC_RELAXED))
+		if (s->in[v]) {
+			/* a pair that asks is measured again in the next
+			 * round, its corners all in the set */
+			if (!ask)
+				lower(s, v, h);
+		} else if (ask && !__atomic_exchange_n(&s->want[v], 1,
+							__ATOMIC_RELAXED)) {
 			s->wanted[__atomic_fetch_add(&s->nwanted, 1,
 						     __ATOMIC_RELAXED)] = v;
+		}
 	}
 }
 
@@ -751,6 +768,9 @@ static size_t measure_all(struct safe *s, const float *x, size_t *tight,
 		pairs += measure_triangle(s, (size_t)t);
 	for (size_t v = 0; v < s->n; v++)
 		set_bound(s, v, tight, roomier);
+	/* every vertex measured: none sits the next ones out */
+	memset(s->vwait, 0, s->n);
+	memset(s->vexp, 0, s->n);
 	s->stats.pairs = pairs;
 	return s->n;
 }
@@ -775,10 +795,14 @@ static size_t beyond_half(struct safe *s, const float *x)
 		}
 		s->in[v] = (uint8_t)need;
 	}
+	/* twins, one point of the cloth, are measured together (so that
+	 * pleat-initialize's approach moves them by shares of one way) */
 	size_t ns = 0;
 	for (size_t v = 0; v < s->n; v++)
-		if (s->in[v])
+		if (s->in[v] || s->in[s->twin[v]]) {
+			s->in[v] = 1;
 			s->set[ns++] = (uint32_t)v;
+		}
 	return ns;
 }
 
@@ -839,12 +863,13 @@ static size_t measure_set(struct safe *s, const float *x, size_t ns,
 		/* in vertex order: the rounds do not depend on the threads' */
 		qsort(s->wanted, s->nwanted, sizeof *s->wanted, u32_cmp);
 		for (size_t q = 0; q < s->nwanted; q++) {
-			uint32_t v = s->wanted[q];
+			uint32_t v = s->wanted[q], pair[2] = {v, s->twin[v]};
 			s->want[v] = 0;
-			if (!s->in[v]) {
-				s->in[v] = 1;
-				s->set[ns++] = v;
-			}
+			for (int k = 0; k < 2; k++)
+				if (!s->in[pair[k]]) {
+					s->in[pair[k]] = 1;
+					s->set[ns++] = pair[k];
+				}
 		}
 		s->nwanted = 0;
 	}
@@ -855,8 +880,9 @@ static size_t measure_set(struct safe *s, const float *x, size_t ns,
 			size_t t0 = *tight, r0 = *roomier;
 			set_bound(s, v, tight, roomier);
 			/* a tight vertex measuring again did not free waits
-			 * twice as long before the next (its own back_off) */
-			if (*tight > t0 && *roomier == r0) {
+			 * twice as long before the next (its own back_off;
+			 * a bound of 0 again is no more room) */
+			if (*tight > t0 && (*roomier == r0 || s->bound[v] == 0)) {
 				s->vexp[v] = s->vexp[v] < 3 ? s->vexp[v] + 1 : 3;
 				s->vwait[v] = (uint8_t)((1 << s->vexp[v]) - 1);
 			} else {

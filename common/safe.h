@@ -69,15 +69,17 @@
  * outside S and of Q's, h = d - F, each corner in S gets at most
  * gamma h (gamma times the reach without a pair).  Then the sum above
  * is at most F < d, gamma h + F < d or 2 gamma h < h <= d.  A pair with
- * h below d/2 takes its corners outside S into S, so that a vertex is
- * not held short by its neighbours' old bounds (and h <= 0, which
- * would break the rule, cannot stay); S grows until none does.
- * (Halving those neighbours' bounds instead, which keeps S small, held
- * so many moves back that the dress's energy after 64 iterations rose
- * from 4.90 to 5.70 J.)  S starts as the vertices beyond half their
- * bound, but for tight ones that the last measurement did not give
- * twice the room: they sit out 1, 3, then 7 measurements (their own
- * back-off, as `wait` below is the whole cloth's).  The whole cloth is
+ * h below d/2 takes its corners outside S into S and is measured again
+ * with them, so that a vertex is not held short by its neighbours' old
+ * bounds (and h <= 0, which would break the rule, cannot stay); S grows
+ * until none does.  (Halving those neighbours' bounds instead, which
+ * keeps S small, held so many moves back that in an earlier build the
+ * dress's energy after 64 iterations was 5.70 J against 4.90 J.)  S
+ * starts as the vertices beyond half their bound, but for tight ones
+ * that the last measurement did not give twice the room: they sit out
+ * 1, 3, then 7 measurements (their own back-off, as `wait` below is the
+ * whole cloth's), until the whole cloth is measured.  Twins join S
+ * together.  The whole cloth is
  * measured at the first measurement, after the solver went back, while
  * there are tangles, when S reaches a quarter of the triangles, and
  * always with --safe=seams: there the band is cheap to measure, and the
