@@ -905,11 +905,13 @@ void safe_update(struct safe *s, const float *x)
 {
 	double t0 = now_seconds();
 	size_t tight = 0, roomier = 0, measured = 0;
+	int set = 0;
 	/* a set only where no tangle is left free and the strip is held */
 	if (!s->band && x != s->x0 && s->hash->made && s->tangle_free &&
 	    s->stripped) {
 		size_t ns = beyond_half(s, x);
 		measured = ns ? measure_set(s, x, ns, &tight, &roomier) : 0;
+		set = measured > 0 || !ns;
 		if (measured || !ns) {
 			s->stats.local++;
 			s->stats.remeasured += measured;
@@ -919,7 +921,16 @@ void safe_update(struct safe *s, const float *x)
 	}
 	if (!measured)
 		measure_all(s, x, &tight, &roomier);
-	back_off(s, tight, roomier);
+	/* the tight vertices of a set have their own back-off, and a set
+	 * is cheap: measure again as soon as vertices call for it (the
+	 * coarse T-shirt at 1024 on the posed body, 64 iterations: 39
+	 * measurements, 20.9 s, 4527 J, against 11, 13.1 s, 6091 J with the
+	 * whole cloth's wait, which needed 128 iterations, 25.0 s, for
+	 * 5387 J) */
+	if (set)
+		s->wait = 1;
+	else
+		back_off(s, tight, roomier);
 	s->due = 0;
 	s->steps = 0;
 	s->stats.updates++;

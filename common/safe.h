@@ -240,9 +240,11 @@ int safe_scope_option(const char *name);
  * passed, or when one was pulled back and SAFE_EVERY steps have passed
  * since the last measurement.
  *
- * wait is 1, and doubles (up to SAFE_EVERY) after each measurement that
- * gave fewer than one in SAFE_ROOMIER of the tight vertices (bounds below
- * SAFE_TIGHT of the largest) twice the room they had: near a seam sewn
+ * wait is 1, and doubles (up to SAFE_EVERY) after each measurement of
+ * the whole cloth that gave fewer than one in SAFE_ROOMIER of the tight
+ * vertices (bounds below SAFE_TIGHT of the largest) twice the room they
+ * had (after a set's it is 1: a set is cheap, and its tight vertices
+ * wait on their own, above): near a seam sewn
  * at a fraction of a cell, measuring again gives them nothing (the
  * quick start's second level: 243 measurements in 256 iterations, 36 s,
  * against 37, 8 s, and a lower energy).  Not while the caller says a
