@@ -453,15 +453,6 @@ static void lower(struct safe *s, uint32_t v, double d)
 		;
 }
 
-/* Whether one of corners v[0..nv) is in the set being measured. */
-static int in_set(const struct safe *s, const uint32_t *v, int nv)
-{
-	for (int c = 0; c < nv; c++)
-		if (s->in[v[c]])
-			return 1;
-	return 0;
-}
-
 /* A pair of primitives that share no vertex, corners p[0..np) and
  * q[0..nq), at distance d.  Measuring all: every corner's nearest
  * distance is lowered to d.  Measuring a set (safe.h), a pair with a
@@ -479,17 +470,19 @@ static void found_pair(struct safe *s, const uint32_t *p, int np,
 			lower(s, q[c], d);
 		return;
 	}
-	double fp = 0, fq = 0;
-	for (int c = 0; c < np; c++)
-		if (!s->in[p[c]])
-			fp = fmax(fp, s->bound[p[c]]);
-	for (int c = 0; c < nq; c++)
-		if (!s->in[q[c]])
-			fq = fmax(fq, s->bound[q[c]]);
+	double f[2] = {0, 0};
+	int any = 0;
+	for (int c = 0; c < np + nq; c++) {
+		uint32_t v = c < np ? p[c] : q[c - np];
+		if (s->in[v])
+			any = 1;
+		else
+			f[c >= np] = fmax(f[c >= np], s->bound[v]);
+	}
 	/* a pair with no corner in the set keeps the rule as it was */
-	if (!in_set(s, p, np) && !in_set(s, q, nq))
+	if (!any)
 		return;
-	double h = d - fp - fq;
+	double h = d - f[0] - f[1];
 	int ask = h < 0.5 * d;
 	for (int c = 0; c < np + nq; c++) {
 		uint32_t v = c < np ? p[c] : q[c - np];
@@ -643,10 +636,11 @@ static size_t measure_pair(uint32_t u, void *arg)
 	/* a set's pair of triangles is measured from the lower one */
 	if (s->measuring_set && u <= me->t && s->tmark[u] == 2)
 		return 0;
-	/* the boxes at x0 within the reach of each other (the search's is
-	 * grown by the drift too) */
+	/* a set's search box is grown by the drift too: the boxes at x0
+	 * within the reach of each other (measuring all, the search tested
+	 * that) */
 	const struct tribox *bt = &s->hash->box[me->t], *bu = &s->hash->box[u];
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; s->measuring_set && k < 3; k++)
 		if ((double)bu->lo[k] - bt->hi[k] >= s->reach ||
 		    (double)bt->lo[k] - bu->hi[k] >= s->reach)
 			return 0;
@@ -748,8 +742,8 @@ static void set_bound(struct safe *s, size_t v, size_t *tight,
 }
 
 /* Measures the whole cloth at x. */
-static size_t measure_all(struct safe *s, const float *x, size_t *tight,
-			  size_t *roomier)
+static void measure_all(struct safe *s, const float *x, size_t *tight,
+			size_t *roomier)
 {
 	if (x != s->x0)
 		memcpy(s->x0, x, s->n * 3 * sizeof(float));
@@ -772,7 +766,6 @@ static size_t measure_all(struct safe *s, const float *x, size_t *tight,
 	memset(s->vwait, 0, s->n);
 	memset(s->vexp, 0, s->n);
 	s->stats.pairs = pairs;
-	return s->n;
 }
 
 /* The bounded vertices beyond half their bound at x, and those whose
@@ -804,6 +797,22 @@ static size_t beyond_half(struct safe *s, const float *x)
 			s->set[ns++] = (uint32_t)v;
 		}
 	return ns;
+}
+
+/* A tight vertex (its old bound below SAFE_TIGHT of the largest) that
+ * measuring again did not give twice the room (a bound of 0 again is no
+ * more room) sits out twice as many measurements as last time, up to 7:
+ * its own back_off. */
+static void vertex_back_off(struct safe *s, uint32_t v, float old)
+{
+	float small = (float)(SAFE_TIGHT * SAFE_GAMMA * s->reach);
+	if (s->stats.updates > 0 && old < small &&
+	    (s->bound[v] < 2.0f * old || s->bound[v] == 0)) {
+		s->vexp[v] = s->vexp[v] < 3 ? s->vexp[v] + 1 : 3;
+		s->vwait[v] = (uint8_t)((1 << s->vexp[v]) - 1);
+	} else {
+		s->vexp[v] = 0;
+	}
 }
 
 static int u32_cmp(const void *pa, const void *pb)
@@ -876,21 +885,11 @@ static size_t measure_set(struct safe *s, const float *x, size_t ns,
 	s->measuring_set = 0;
 	for (size_t q = 0; q < ns; q++) {
 		uint32_t v = s->set[q];
-		if (ok && q < start) {
-			size_t t0 = *tight, r0 = *roomier;
+		float old = s->bound[v];
+		if (ok)
 			set_bound(s, v, tight, roomier);
-			/* a tight vertex measuring again did not free waits
-			 * twice as long before the next (its own back_off;
-			 * a bound of 0 again is no more room) */
-			if (*tight > t0 && (*roomier == r0 || s->bound[v] == 0)) {
-				s->vexp[v] = s->vexp[v] < 3 ? s->vexp[v] + 1 : 3;
-				s->vwait[v] = (uint8_t)((1 << s->vexp[v]) - 1);
-			} else {
-				s->vexp[v] = 0;
-			}
-		} else if (ok) {
-			set_bound(s, v, tight, roomier);
-		}
+		if (ok && q < start)
+			vertex_back_off(s, v, old);
 		s->in[v] = 0;
 	}
 	for (size_t k = 0; k < nts; k++)
@@ -904,22 +903,20 @@ static size_t measure_set(struct safe *s, const float *x, size_t ns,
 void safe_update(struct safe *s, const float *x)
 {
 	double t0 = now_seconds();
-	size_t tight = 0, roomier = 0, measured = 0;
+	size_t tight = 0, roomier = 0;
 	int set = 0;
 	/* a set only where no tangle is left free and the strip is held */
 	if (!s->band && x != s->x0 && s->hash->made && s->tangle_free &&
 	    s->stripped) {
 		size_t ns = beyond_half(s, x);
-		measured = ns ? measure_set(s, x, ns, &tight, &roomier) : 0;
-		set = measured > 0 || !ns;
-		if (measured || !ns) {
+		size_t measured = ns ? measure_set(s, x, ns, &tight, &roomier) : 0;
+		set = measured > 0 || ns == 0;
+		if (set) {
 			s->stats.local++;
 			s->stats.remeasured += measured;
 		}
-		if (!ns)
-			measured = 1;
 	}
-	if (!measured)
+	if (!set)
 		measure_all(s, x, &tight, &roomier);
 	/* the tight vertices of a set have their own back-off, and a set
 	 * is cheap: measure again as soon as vertices call for it (the

@@ -168,8 +168,8 @@ struct safe {
 	size_t nwanted;
 	uint8_t *vwait, *vexp;   /* n: measurements a tight vertex sits out,
 				    and log2 of the last wait */
-	uint8_t *tmark;          /* ntri: a corner in the set (1), taken
-				    in by this round (2) */
+	uint8_t *tmark;          /* ntri: a corner in the set, taken in by
+				    an earlier round (1) or this one (2) */
 	uint32_t *set;           /* the set's vertices, in order */
 	uint32_t *tset;          /* its triangles */
 	uint32_t *tround;        /* those this round measures */

@@ -33,7 +33,7 @@
  *        of sets of vertices (safe.h): from the bounds at the first
  *        grid's positions (free of intersections), STEPS times a SHARE
  *        of the bounded vertices (drawn from SEED) move to a random
- *        point between 3/4 and all of their bound from their x0, and
+ *        point between half and all of their bound from their x0, and
  *        safe_update measures; after each, the rule of safe.h, every
  *        pair of primitives that share no vertex further apart at the
  *        measured positions x0 than the largest bound of one's corners
