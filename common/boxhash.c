@@ -29,19 +29,40 @@ size_t boxhash_bucket(const int32_t c[3], size_t mask)
 	return proximity_bucket_of(k, mask);
 }
 
+/* Box t's extent along each axis, summed, and the largest. */
+static void box_extents(const struct tribox *b, double *sum, double *most)
+{
+	for (int k = 0; k < 3; k++) {
+		double e = (double)b->hi[k] - b->lo[k];
+		*sum += e;
+		*most = fmax(*most, e);
+	}
+}
+
+/* Sums over the boxes in chunks of this many, the chunks' sums added in
+ * order: the same total whatever the thread count. */
+#define BOXHASH_CHUNK 4096
+
 /* The cell: twice the mean box size, at least an eighth of the largest
  * (so that no triangle is in more than about 10^3 cells), and large
  * enough that the cloth spans fewer than 2^30 cells each way. */
 static double box_cell(const struct tribox *box, size_t ntri,
 		       const double lo[3], const double hi[3])
 {
-	double sum = 0, most = 0, span = 0;
-	for (size_t t = 0; t < ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			double e = (double)box[t].hi[k] - box[t].lo[k];
-			sum += e;
-			most = fmax(most, e);
-		}
+	size_t nchunk = (ntri + BOXHASH_CHUNK - 1) / BOXHASH_CHUNK;
+	double *part = xmalloc_array(nchunk + 1, sizeof *part);
+	double most = 0, span = 0;
+	#pragma omp parallel for schedule(static) reduction(max : most)
+	for (long q = 0; q < (long)nchunk; q++) {
+		size_t end = ((size_t)q + 1) * BOXHASH_CHUNK;
+		part[q] = 0;
+		for (size_t t = (size_t)q * BOXHASH_CHUNK; t < end && t < ntri; t++)
+			box_extents(&box[t], &part[q], &most);
+	}
+	double sum = 0;
+	for (size_t q = 0; q < nchunk; q++)
+		sum += part[q];
+	free(part);
 	for (int k = 0; k < 3; k++)
 		span = fmax(span, hi[k] - lo[k]);
 	double cell = fmax(2 * sum / (3.0 * (double)(ntri ? ntri : 1)), most / 8);
@@ -49,16 +70,83 @@ static double box_cell(const struct tribox *box, size_t ntri,
 	return cell > 0 ? cell : 1;
 }
 
+/* The box around all the boxes (min and max are exact in any order). */
+static void boxes_bound(const struct tribox *box, size_t ntri, double lo[3],
+			double hi[3])
+{
+	double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+	double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+	#pragma omp parallel for schedule(static) \
+		reduction(min : l0, l1, l2) reduction(max : h0, h1, h2)
+	for (long t = 0; t < (long)ntri; t++) {
+		l0 = fmin(l0, box[t].lo[0]);
+		l1 = fmin(l1, box[t].lo[1]);
+		l2 = fmin(l2, box[t].lo[2]);
+		h0 = fmax(h0, box[t].hi[0]);
+		h1 = fmax(h1, box[t].hi[1]);
+		h2 = fmax(h2, box[t].hi[2]);
+	}
+	lo[0] = l0; lo[1] = l1; lo[2] = l2;
+	hi[0] = h0; hi[1] = h1; hi[2] = h2;
+}
+
+/* Whether entry a comes before b in its bucket: by triangle, then in
+ * the order boxhash_build's loops meet the cells (z, then y, then x). */
+static int entry_before(const struct boxhash_entry *a,
+			const struct boxhash_entry *b)
+{
+	if (a->tri != b->tri)
+		return a->tri < b->tri;
+	for (int k = 2; k >= 0; k--)
+		if (a->c[k] != b->c[k])
+			return a->c[k] < b->c[k];
+	return 0;
+}
+
+/* Sorts bucket entries e[0..n) (a few) by entry_before. */
+static void sort_bucket(struct boxhash_entry *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct boxhash_entry v = e[i];
+		size_t j = i;
+		for (; j > 0 && entry_before(&v, &e[j - 1]); j--)
+			e[j] = e[j - 1];
+		e[j] = v;
+	}
+}
+
+/* Enters box b of triangle t in every cell it overlaps: adds it to the
+ * bucket's size (fill NULL), or writes its entry at the bucket's next
+ * place (fill). */
+static void enter_box(struct boxhash *H, const struct tribox *b, uint32_t t,
+		      size_t *fill)
+{
+	int32_t lo[3], hi[3], c[3];
+	boxhash_range(H, b, lo, hi);
+	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+				size_t q = boxhash_bucket(c, H->mask);
+				if (!fill) {
+					__atomic_fetch_add(&H->start[q + 1], 1,
+							   __ATOMIC_RELAXED);
+					continue;
+				}
+				size_t e = __atomic_fetch_add(&fill[q], 1,
+							      __ATOMIC_RELAXED);
+				memcpy(H->entry[e].c, c, sizeof c);
+				H->entry[e].tri = t;
+			}
+}
+
+/* The entries are counted and filled by all threads at once; each
+ * bucket is then sorted into the order one thread would have filled it
+ * in (by triangle), so the hash is the same for any thread count. */
 void boxhash_build(struct boxhash *H, const struct tribox *box,
 			  size_t ntri)
 {
-	double lo[3] = {INFINITY, INFINITY, INFINITY};
-	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (size_t t = 0; t < ntri; t++)
-		for (int k = 0; k < 3; k++) {
-			lo[k] = fmin(lo[k], box[t].lo[k]);
-			hi[k] = fmax(hi[k], box[t].hi[k]);
-		}
+	double lo[3], hi[3];
+	boxes_bound(box, ntri, lo, hi);
 	for (int k = 0; k < 3; k++) {
 		H->origin[k] = ntri ? lo[k] : 0;
 		H->bound.lo[k] = (float)lo[k];
@@ -66,9 +154,10 @@ void boxhash_build(struct boxhash *H, const struct tribox *box,
 	}
 	H->cell = box_cell(box, ntri, lo, hi);
 	size_t nent = 0;
-	int32_t a[3], b[3], c[3];
 	H->low = xmalloc_array(ntri ? ntri : 1, sizeof *H->low);
-	for (size_t t = 0; t < ntri; t++) {
+	#pragma omp parallel for schedule(static) reduction(+ : nent)
+	for (long t = 0; t < (long)ntri; t++) {
+		int32_t a[3], b[3];
 		boxhash_range(H, &box[t], a, b);
 		memcpy(H->low[t], a, sizeof a);
 		nent += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) *
@@ -80,30 +169,22 @@ void boxhash_build(struct boxhash *H, const struct tribox *box,
 	H->mask = m - 1;
 	H->start = xcalloc(m + 1, sizeof(size_t));
 	H->entry = xmalloc_array(nent + 1, sizeof *H->entry);
-	for (int pass = 0; pass < 2; pass++) {
-		size_t *fill = pass ? xmalloc_array(m, sizeof(size_t)) : NULL;
-		if (fill)
-			memcpy(fill, H->start, m * sizeof(size_t));
-		for (size_t t = 0; t < ntri; t++) {
-			boxhash_range(H, &box[t], a, b);
-			for (c[2] = a[2]; c[2] <= b[2]; c[2]++)
-				for (c[1] = a[1]; c[1] <= b[1]; c[1]++)
-					for (c[0] = a[0]; c[0] <= b[0]; c[0]++) {
-						size_t q = boxhash_bucket(c, H->mask);
-						if (!pass) {
-							H->start[q + 1]++;
-							continue;
-						}
-						size_t e = fill[q]++;
-						memcpy(H->entry[e].c, c, sizeof c);
-						H->entry[e].tri = (uint32_t)t;
-					}
-		}
-		if (!pass)
-			for (size_t q = 0; q < m; q++)
-				H->start[q + 1] += H->start[q];
-		free(fill);
-	}
+	#pragma omp parallel for schedule(static)
+	for (long t = 0; t < (long)ntri; t++)
+		enter_box(H, &box[t], (uint32_t)t, NULL);
+	for (size_t q = 0; q < m; q++)
+		H->start[q + 1] += H->start[q];
+	size_t *fill = xmalloc_array(m, sizeof(size_t));
+	memcpy(fill, H->start, m * sizeof(size_t));
+	#pragma omp parallel for schedule(static)
+	for (long t = 0; t < (long)ntri; t++)
+		enter_box(H, &box[t], (uint32_t)t, fill);
+	free(fill);
+	#pragma omp parallel for schedule(static)
+	for (long q = 0; q < (long)m; q++)
+		if (H->start[q + 1] - H->start[q] > 1)
+			sort_bucket(H->entry + H->start[q],
+				    H->start[q + 1] - H->start[q]);
 }
 
 int tribox_overlap(const struct tribox *a, const struct tribox *b)

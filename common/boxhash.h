@@ -9,6 +9,8 @@
  * the cells of boxhash_range(b), the entries of each cell's bucket with
  * the cell's coordinates, and keep those that tribox_overlap b; a pair
  * is met in every cell both share, and boxhash_home picks one of them.
+ * The hash is built by all threads, and is the same for any number of
+ * them (each bucket in triangle order).
  */
 #ifndef PLEAT_BOXHASH_H
 #define PLEAT_BOXHASH_H
@@ -28,7 +30,7 @@ struct boxhash {
 	double origin[3], cell;
 	size_t mask;
 	size_t *start;
-	struct { int32_t c[3]; uint32_t tri; } *entry;
+	struct boxhash_entry { int32_t c[3]; uint32_t tri; } *entry;
 	int32_t (*low)[3];          /* each box's low corner's cell */
 };
 
