@@ -192,6 +192,44 @@ sets_keep_rule() {
 	sets_keep_rule "$W/clean.grid" 3 0.01 7
 }
 
+# Two layers of cloth 0.8 mm apart, more than the reach (half a cell of
+# 1.09 mm), come within it when a disc of each moves towards the other
+# by 0.9 of its bound (safe-approach): at the first step the discs are
+# 0.36 mm apart, measured as sets while the hash keeps the triangles'
+# boxes where the first measurement had them.  Over the 3 steps, a
+# search box not grown by that drift breaks 2057 pairs, and the moved
+# triangles' boxes left where they were, 6794.
+@test "--safe: layers that move towards each other between measurements are measured" {
+	cat > "$W/layers.obj" <<-EOF
+		v 0 0 0
+		v 0.03 0 0
+		v 0.03 0.03 0
+		v 0 0.03 0
+		v 0 0 0.0008
+		v 0.03 0 0.0008
+		v 0.03 0.03 0.0008
+		v 0 0.03 0.0008
+		vt 0 0
+		vt 0.03 0
+		vt 0.03 0.03
+		vt 0 0.03
+		vt 0.04 0
+		vt 0.07 0
+		vt 0.07 0.03
+		vt 0.04 0.03
+		f 1/1 2/2 3/3
+		f 1/1 3/3 4/4
+		f 5/5 7/7 6/6
+		f 5/5 8/8 7/7
+	EOF
+	pleat-resample -q -s 64 -o "$W/layers.grid" "$W/layers.obj"
+	run "$PLEAT_TESTBIN/test_self" safe-approach "$W/layers.grid" 3
+	echo "# $output" >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^steps\ 3\ local\ 3\ vertices\ ([0-9]+)\ .*\ wrong\ 0$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 500 ]
+}
+
 @test "--safe: measuring some vertices of the dress keeps every pair apart by more than its bounds" {
 	need_shared
 	pleat-resample -s 128 "$SHARED/berkeley_garments/dress/draped/dress-draped-iso.obj" > "$W/dress.grid"

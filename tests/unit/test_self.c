@@ -456,16 +456,45 @@ static int safe_check(const char *path, int band)
 	return wrong > 0;
 }
 
+/* The vertices that safe-approach moves, and which way along z: -1 or
+ * +1 within a disc about the middle of the cloth's box in x and y, a
+ * fifth of its smaller side across, those above the box's middle height
+ * down and those below it up; 0 elsewhere. */
+static int8_t *approach_moves(const float *x, const uint8_t *mask, size_t n)
+{
+	float lo[3] = {INFINITY, INFINITY, INFINITY};
+	float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t v = 0; v < n; v++)
+		for (int c = 0; mask[v] & MASK_INSIDE && c < 3; c++) {
+			lo[c] = fminf(lo[c], x[3 * v + (size_t)c]);
+			hi[c] = fmaxf(hi[c], x[3 * v + (size_t)c]);
+		}
+	double r = 0.2 * fmin(hi[0] - lo[0], hi[1] - lo[1]);
+	int8_t *dir = calloc(n, 1);
+	for (size_t v = 0; v < n; v++) {
+		const float *p = x + 3 * v;
+		double dx = p[0] - 0.5 * (lo[0] + hi[0]);
+		double dy = p[1] - 0.5 * (lo[1] + hi[1]);
+		if (mask[v] & MASK_INSIDE && dx * dx + dy * dy < r * r)
+			dir[v] = p[2] > 0.5 * (lo[2] + hi[2]) ? -1 : 1;
+	}
+	return dir;
+}
+
 /* Measurements of sets (safe.h) after moves within the bounds: at each
  * of `steps` steps, a share of the bounded vertices, drawn at random,
  * move to a random point of their ball (between half and all of their
- * bound from x0), the others stay; safe_update measures, and the rule of
+ * bound from x0), the others stay; or, with approach, the vertices of
+ * approach_moves go 0.9 of their bound along z, so that two layers of
+ * cloth apart by more than the reach come within it through moves the
+ * hash has not seen (its boxes are where the first measurement had
+ * them).  safe_update measures, and the rule of
  * safe.h is checked by brute force over every pair of primitives within
  * the reach at the measured positions x0 (pairs further apart keep it
  * when every bound is at most gamma times the reach, checked too), and
  * every vertex must be within its bound of its x0. */
 static int safe_moves(const char *path, int steps, double share,
-		      uint64_t seed)
+		      uint64_t seed, int approach)
 {
 	struct grid g;
 	struct safe sf;
@@ -487,17 +516,24 @@ static int safe_moves(const char *path, int steps, double share,
 	size_t wrong = 0, pairs = 0;
 	double worst = INFINITY;
 	uint64_t rs = seed ? seed : 1;
+	int8_t *dir = approach ? approach_moves(x, grid_find(&g, "mask")->data, n)
+			       : NULL;
 	for (int k = 0; k < steps; k++) {
 		for (size_t v = 0; v < n; v++) {
-			if (sf.bound[v] == FLT_MAX ||
-			    0.5 * (urand_xorshift(&rs) + 1) >= share)
+			if (sf.bound[v] == FLT_MAX || (dir && !dir[v]) ||
+			    (!dir && 0.5 * (urand_xorshift(&rs) + 1) >= share))
 				continue;
-			double d[3], l = 0;
-			for (int c = 0; c < 3; c++) {
-				d[c] = urand_xorshift(&rs);
-				l += d[c] * d[c];
+			double d[3] = {0, 0, dir ? dir[v] : 0}, l = 1, r;
+			if (dir) {
+				r = 0.9 * sf.bound[v];
+			} else {
+				l = 0;
+				for (int c = 0; c < 3; c++) {
+					d[c] = urand_xorshift(&rs);
+					l += d[c] * d[c];
+				}
+				r = (0.75 + 0.25 * urand_xorshift(&rs)) * sf.bound[v];
 			}
-			double r = (0.75 + 0.25 * urand_xorshift(&rs)) * sf.bound[v];
 			for (int c = 0; c < 3; c++)
 				x[3 * v + (size_t)c] = sf.x0[3 * v + (size_t)c] +
 					(float)(l > 0 ? r * d[c] / sqrt(l) : 0);
@@ -532,6 +568,7 @@ static int safe_moves(const char *path, int steps, double share,
 	}
 	printf("steps %d local %zu vertices %zu pairs %zu worst %.3f wrong %zu\n",
 	       steps, sf.stats.local, sf.stats.remeasured, pairs, worst, wrong);
+	free(dir);
 	free(x);
 	free(edges);
 	free(twin);
@@ -664,7 +701,9 @@ int main(int argc, char **argv)
 		return safe_check(argv[2], atoi(argv[3]));
 	if (argc == 6 && strcmp(argv[1], "safe-moves") == 0)
 		return safe_moves(argv[2], atoi(argv[3]), atof(argv[4]),
-				  strtoull(argv[5], NULL, 10));
+				  strtoull(argv[5], NULL, 10), 0);
+	if (argc == 4 && strcmp(argv[1], "safe-approach") == 0)
+		return safe_moves(argv[2], atoi(argv[3]), 0, 0, 1);
 	if (argc == 3 && strcmp(argv[1], "segments") == 0)
 		return segments(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "slivers") == 0)
@@ -672,6 +711,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: test_self far GRID\n"
 		"       test_self safe GRID [BAND]\n"
 		"       test_self safe-moves GRID STEPS SHARE SEED\n"
+		"       test_self safe-approach GRID STEPS\n"
 		"       test_self segments N\n"
 		"       test_self slivers N\n");
 	return 2;
