@@ -115,11 +115,22 @@ static void sort_bucket(struct boxhash_entry *e, size_t n)
 	}
 }
 
+/* p, or room for n things of size bytes in its place when it has less
+ * (*cap things). */
+static void *reserve(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (*cap >= n)
+		return p;
+	free(p);
+	*cap = n;
+	return xmalloc_array(n, size);
+}
+
 /* Enters box b of triangle t in every cell it overlaps: adds it to the
- * bucket's size (fill NULL), or writes its entry at the bucket's next
- * place (fill). */
+ * size of its bucket q, in start[q + 1] (fill 0), or writes its entry at
+ * the bucket's next place, start[q] (fill 1). */
 static void enter_box(struct boxhash *H, const struct tribox *b, uint32_t t,
-		      size_t *fill)
+		      int fill)
 {
 	int32_t lo[3], hi[3], c[3];
 	boxhash_range(H, b, lo, hi);
@@ -132,7 +143,7 @@ static void enter_box(struct boxhash *H, const struct tribox *b, uint32_t t,
 							   __ATOMIC_RELAXED);
 					continue;
 				}
-				size_t e = __atomic_fetch_add(&fill[q], 1,
+				size_t e = __atomic_fetch_add(&H->start[q], 1,
 							      __ATOMIC_RELAXED);
 				memcpy(H->entry[e].c, c, sizeof c);
 				H->entry[e].tri = t;
@@ -154,7 +165,7 @@ void boxhash_build(struct boxhash *H, const struct tribox *box,
 	}
 	H->cell = box_cell(box, ntri, lo, hi);
 	size_t nent = 0;
-	H->low = xmalloc_array(ntri ? ntri : 1, sizeof *H->low);
+	H->low = reserve(H->low, &H->low_cap, ntri + 1, sizeof *H->low);
 	#pragma omp parallel for schedule(static) reduction(+ : nent)
 	for (long t = 0; t < (long)ntri; t++) {
 		int32_t a[3], b[3];
@@ -167,19 +178,21 @@ void boxhash_build(struct boxhash *H, const struct tribox *box,
 	while (m < nent)
 		m *= 2;
 	H->mask = m - 1;
-	H->start = xcalloc(m + 1, sizeof(size_t));
-	H->entry = xmalloc_array(nent + 1, sizeof *H->entry);
+	H->start = reserve(H->start, &H->start_cap, m + 1, sizeof(size_t));
+	H->entry = reserve(H->entry, &H->entry_cap, nent + 1, sizeof *H->entry);
+	memset(H->start, 0, (m + 1) * sizeof(size_t));
 	#pragma omp parallel for schedule(static)
 	for (long t = 0; t < (long)ntri; t++)
-		enter_box(H, &box[t], (uint32_t)t, NULL);
+		enter_box(H, &box[t], (uint32_t)t, 0);
 	for (size_t q = 0; q < m; q++)
 		H->start[q + 1] += H->start[q];
-	size_t *fill = xmalloc_array(m, sizeof(size_t));
-	memcpy(fill, H->start, m * sizeof(size_t));
+	/* filling moves each start[q] on to the end of its bucket, which is
+	 * start[q + 1]: shifted back by one place, the starts are restored */
 	#pragma omp parallel for schedule(static)
 	for (long t = 0; t < (long)ntri; t++)
-		enter_box(H, &box[t], (uint32_t)t, fill);
-	free(fill);
+		enter_box(H, &box[t], (uint32_t)t, 1);
+	memmove(H->start + 1, H->start, m * sizeof(size_t));
+	H->start[0] = 0;
 	#pragma omp parallel for schedule(static)
 	for (long q = 0; q < (long)m; q++)
 		if (H->start[q + 1] - H->start[q] > 1)
@@ -202,4 +215,5 @@ void boxhash_free(struct boxhash *H)
 	free(H->start);
 	free(H->entry);
 	free(H->low);
+	memset(H, 0, sizeof *H);
 }

@@ -32,10 +32,16 @@ struct boxhash {
 	size_t *start;
 	struct boxhash_entry { int32_t c[3]; uint32_t tri; } *entry;
 	int32_t (*low)[3];          /* each box's low corner's cell */
+	/* what start, entry and low hold room for: a hash made again
+	 * reuses them (first touches of fresh pages cost more than the
+	 * hash's own work) */
+	size_t start_cap, entry_cap, low_cap;
 };
 
-/* The hash of ntri boxes (their index is the entry's tri). */
+/* The hash of ntri boxes (their index is the entry's tri), in H zeroed
+ * or made before (its storage reused). */
 void boxhash_build(struct boxhash *H, const struct tribox *box, size_t ntri);
+/* Frees H's storage and zeroes it. */
 void boxhash_free(struct boxhash *H);
 /* The cells box b overlaps, lo to hi along each axis. */
 void boxhash_range(const struct boxhash *H, const struct tribox *b,

@@ -739,7 +739,7 @@ size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 	struct tribox *box = xmalloc_array(ntri + 1, sizeof *box);
 	for (size_t t = 0; t < ntri; t++)
 		tri_box(x, tri + 3 * t, &box[t]);
-	struct boxhash H;
+	struct boxhash H = {0};
 	boxhash_build(&H, box, ntri);
 	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box};
 	size_t count = sweep_all(&s, ntri, pairs);
@@ -873,7 +873,7 @@ static size_t count_touching(const float *x, const uint32_t *tri, size_t ntri,
 			hashed[n] = (uint32_t)t;
 			tri_box(x, tri + 3 * t, &box[n++]);
 		}
-	struct boxhash H;
+	struct boxhash H = {0};
 	boxhash_build(&H, box, n);
 	struct sweep s = {.x = x, .tri = tri, .H = &H, .box = box,
 			  .hashed = hashed, .touch = touch};

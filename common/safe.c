@@ -413,8 +413,6 @@ static void triangle_box(const struct safe *s, const float *x, size_t t,
 static void hash_build(struct safe *s)
 {
 	struct safe_hash *h = s->hash;
-	if (h->made)
-		boxhash_free(&h->H);
 	#pragma omp parallel for schedule(static)
 	for (long t = 0; t < (long)s->ntri; t++)
 		triangle_box(s, s->x0, (size_t)t, 0, &h->box[t]);
