@@ -51,6 +51,10 @@ struct safe_hash {
  * sides). */
 #define SAFE_SET_SHARE 4
 
+/* Vertices a thread takes at a time where a pass over them gathers a
+ * list in vertex order. */
+#define SAFE_CHUNK 16384
+
 struct edge_key {
 	uint32_t lo, hi, tri;
 	int k;
@@ -787,13 +791,32 @@ static size_t beyond_half(struct safe *s, const float *x)
 		s->in[v] = (uint8_t)need;
 	}
 	/* twins, one point of the cloth, are measured together (so that
-	 * pleat-initialize's approach moves them by shares of one way) */
-	size_t ns = 0;
-	for (size_t v = 0; v < s->n; v++)
-		if (s->in[v] || s->in[s->twin[v]]) {
-			s->in[v] = 1;
-			s->set[ns++] = (uint32_t)v;
-		}
+	 * pleat-initialize's approach moves them by shares of one way): the
+	 * set in vertex order, gathered chunk by chunk */
+	size_t nchunk = (s->n + SAFE_CHUNK - 1) / SAFE_CHUNK;
+	size_t *at = xmalloc_array(nchunk + 1, sizeof *at);
+	#pragma omp parallel for schedule(static)
+	for (long q = 0; q < (long)nchunk; q++) {
+		size_t count = 0, end = ((size_t)q + 1) * SAFE_CHUNK;
+		for (size_t v = (size_t)q * SAFE_CHUNK; v < end && v < s->n; v++)
+			count += s->in[v] || s->in[s->twin[v]];
+		at[q + 1] = count;
+	}
+	at[0] = 0;
+	for (size_t q = 0; q < nchunk; q++)
+		at[q + 1] += at[q];
+	#pragma omp parallel for schedule(static)
+	for (long q = 0; q < (long)nchunk; q++) {
+		size_t k = at[q], end = ((size_t)q + 1) * SAFE_CHUNK;
+		for (size_t v = (size_t)q * SAFE_CHUNK; v < end && v < s->n; v++)
+			if (s->in[v] || s->in[s->twin[v]])
+				s->set[k++] = (uint32_t)v;
+	}
+	size_t ns = at[nchunk];
+	free(at);
+	#pragma omp parallel for schedule(static)
+	for (long q = 0; q < (long)ns; q++)
+		s->in[s->set[q]] = 1;
 	return ns;
 }
 
