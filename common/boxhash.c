@@ -103,9 +103,22 @@ static int entry_before(const struct boxhash_entry *a,
 	return 0;
 }
 
-/* Sorts bucket entries e[0..n) (a few) by entry_before. */
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct boxhash_entry *a = pa, *b = pb;
+	return entry_before(a, b) ? -1 : entry_before(b, a);
+}
+
+/* Sorts bucket entries e[0..n) by entry_before: by insertion where they
+ * are a few (nearly always), else with qsort (a crowded cell: stacked
+ * layers, degenerate triangles), where the threads' interleaved runs
+ * would make insertion quadratic. */
 static void sort_bucket(struct boxhash_entry *e, size_t n)
 {
+	if (n > 16) {
+		qsort(e, n, sizeof *e, entry_cmp);
+		return;
+	}
 	for (size_t i = 1; i < n; i++) {
 		struct boxhash_entry v = e[i];
 		size_t j = i;
@@ -116,14 +129,15 @@ static void sort_bucket(struct boxhash_entry *e, size_t n)
 }
 
 /* p, or room for n things of size bytes in its place when it has less
- * (*cap things). */
+ * (*cap things): an eighth more, so that a hash made again with a few
+ * more entries reuses it too. */
 static void *reserve(void *p, size_t *cap, size_t n, size_t size)
 {
 	if (*cap >= n)
 		return p;
 	free(p);
-	*cap = n;
-	return xmalloc_array(n, size);
+	*cap = n + n / 8;
+	return xmalloc_array(*cap, size);
 }
 
 /* Enters box b of triangle t in every cell it overlaps: adds it to the
@@ -208,8 +222,6 @@ int tribox_overlap(const struct tribox *a, const struct tribox *b)
 	return 1;
 }
 
-/* Whether cell c is where the pair (t, u) is examined: the cell of the
- * low corner of the two boxes' overlap, so each pair is examined once. */
 void boxhash_free(struct boxhash *H)
 {
 	free(H->start);
