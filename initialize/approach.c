@@ -21,8 +21,8 @@
  * point, move by the same share of their way.  With the seams scope, only
  * the band around the seams is held; the rest of the cloth reaches its
  * target in the first round.  The rounds end when every vertex has
- * arrived, when a round brings the cloth no closer (by less than
- * APPROACH_GAIN of what is left), or after APPROACH_ROUNDS. */
+ * arrived, when a round closes less than APPROACH_GAIN of the distance
+ * left, or after APPROACH_ROUNDS. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,8 @@
 #include "safe.h"
 
 /* Rounds at most: a held vertex moves at most gamma times the reach (0.225
- * cell) a round, so 1024 rounds carry one 230 cells. */
+ * cell) a round, so 1024 rounds carry one 230 cells: a backstop, as the
+ * rounds end long before on APPROACH_GAIN. */
 #define APPROACH_ROUNDS 1024
 /* A round that closes less than this share of the distance left ends the
  * approach: the vertices left are held, and the solve that follows moves

@@ -457,8 +457,8 @@ static int safe_check(const char *path, int band)
 }
 
 /* The vertices that safe-approach moves, and which way along z: -1 or
- * +1 within a disc about the middle of the cloth's box in x and y, a
- * fifth of its smaller side across, those above the box's middle height
+ * +1 within a disc about the middle of the cloth's box in x and y, of a
+ * fifth of its smaller side in radius, those above the box's middle height
  * down and those below it up; 0 elsewhere. */
 static int8_t *approach_moves(const float *x, const uint8_t *mask, size_t n)
 {
