@@ -140,14 +140,17 @@ static void *reserve(void *p, size_t *cap, size_t n, size_t size)
 	return xmalloc_array(*cap, size);
 }
 
-/* Enters box b of triangle t in every cell it overlaps: adds it to the
- * size of its bucket q, in start[q + 1] (fill 0), or writes its entry at
- * the bucket's next place, start[q] (fill 1). */
+/* Enters box b of triangle t in every cell it overlaps (from its low
+ * corner's cell, H->low[t]): adds it to the size of its bucket q, in
+ * start[q + 1] (fill 0), or writes its entry at the bucket's next place,
+ * start[q] (fill 1). */
 static void enter_box(struct boxhash *H, const struct tribox *b, uint32_t t,
 		      int fill)
 {
-	int32_t lo[3], hi[3], c[3];
-	boxhash_range(H, b, lo, hi);
+	const int32_t *lo = H->low[t];
+	int32_t hi[3], c[3];
+	for (int k = 0; k < 3; k++)
+		hi[k] = cell_of(H, b->hi[k], k);
 	for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
 		for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
 			for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
