@@ -41,6 +41,9 @@ int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
  * is another cloth vertex t (within SEAM_TWIN_OFFSET cells), and t's
  * partner point is v in the same way.  seam is the grid's seam
  * channel. */
+/* The longest move of a seam vertex in one block step, in cells
+ * (vertex_terms.h, seam_step_limit). */
+#define SEAM_STEP_CELLS 1.0f
 #define SEAM_TWIN_LENGTH 1e-6
 #define SEAM_TWIN_OFFSET 1e-4
 size_t seam_twin(const struct grid *g, const uint8_t *mask,

@@ -30,6 +30,9 @@ struct vertex_terms {
 	 * Hessian's diagonal (seam_term); seam_at NULL without seams */
 	const int32_t *seam_at;
 	const float *seam_grad, *seam_diag;
+	/* the longest move a seam vertex makes in one step of the block
+	 * method, metres (seam_step_limit); 0: no limit */
+	float seam_step;
 	/* self collision: every vertex's list of self_k neighbours, of which
 	 * the first proximity_kept_of(self_found[v], self_k) count, and the
 	 * repulsion's radius and stiffness; self_list NULL without */
@@ -74,6 +77,26 @@ PL_HD void vertex_terms_grad(const struct vertex_terms *t, size_t v,
 	inflate_grad(&t->infl, v, xv, pitch, nbr, rest, g, d);
 	if (t->force)
 		*g = v3_sub(*g, v3_load(t->force + 3 * v));
+}
+
+/* Step s of vertex v shortened to t->seam_step where v is a seam vertex.
+ * The block method sees a seam through a linear model made at the start
+ * of the outer iteration, with the partner held where it was (seam.c),
+ * while the partner moves too: where a seam starts far from closed (a
+ * coarse garment stretched out of its pattern, a panel moved), both sides
+ * then jump the whole gap at once, fold their boundary cells over and
+ * overshoot, and the step control halves every vertex's step for them.
+ * One cell per step (SEAM_STEP_CELLS) keeps a seam vertex from passing
+ * its neighbours; a seam that is nearly closed never reaches it.  Half a
+ * cell and a quarter slowed a panel lifted 5 cm on its way back (8% and
+ * 14% more energy after 8 iterations, against 3%); four cells let the
+ * overshoot back. */
+PL_HD vec3 seam_step_limit(const struct vertex_terms *t, size_t v, vec3 s)
+{
+	if (!t->seam_at || t->seam_at[v] < 0 || !(t->seam_step > 0.0f))
+		return s;
+	float l2 = v3_norm2(s), m = t->seam_step;
+	return l2 > m * m ? v3_scale(s, m / sqrtf(l2)) : s;
 }
 
 /* Whether vertex v has a term here at all (the CPU's block step moves the

@@ -428,7 +428,8 @@ static void step_others(const struct problem *p, const float *x0,
 		vec3 g = v3(t->gx[at], t->gy[at], t->gz[at]);
 		float d = t->d[at];
 		extra_vertex(p, t->gv[q], t->x + 3 * at, BLOCK_T, x0, &g, &d);
-		v3_store(t->step + 3 * q, solve_vertex_step(g, d, p->c.step));
+		v3_store(t->step + 3 * q, seam_step_limit(&p->terms, t->gv[q],
+				solve_vertex_step(g, d, p->c.step)));
 	}
 }
 

@@ -286,7 +286,8 @@ __global__ void block_kernel(struct grid_args a, const float *x, float *out,
 						      a.nbr[v], parity, &a.c, &g, &d);
 			vertex_terms_grad(&a.t, v, xt, T, x, a.nbr[v],
 					  a.rest + 3 * v, &g, &d);
-			s = solve_vertex_step(g, d, a.c.step);
+			s = seam_step_limit(&a.t, v,
+					    solve_vertex_step(g, d, a.c.step));
 		}
 		__syncthreads();  /* every step from the tile before any move */
 		if (active) {

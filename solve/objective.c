@@ -98,6 +98,7 @@ void problem_terms(struct problem *p)
 		t->seam_at = p->seams.at;
 		t->seam_grad = p->seams.grad;
 		t->seam_diag = p->seams.diag;
+		t->seam_step = SEAM_STEP_CELLS * p->c.e.h;
 	}
 	if (p->prox) {
 		t->self_list = p->prox->list;

@@ -53,13 +53,16 @@ setup() {
 fused() { [ "$FMAD" = "fused multiply-add: on" ]; }
 
 # The inputs: the example skirt at 128 (two panels sewn by two seams),
-# one panel lifted 1 cm so the seams pull and every term moves; a
-# gathered copy; a floor under it; a z-folded sheet for --self.
+# one panel lifted 1 cm so the seams pull and every term moves; the same
+# lifted 20 cm, 13 cells, so that the seam vertices' steps are cut to a
+# cell (seam_step_limit); a gathered copy; a floor under it; a z-folded
+# sheet for --self.
 inputs() {
 	[ -e "$W/skirt.grid" ] && return
 	"$ROOT/examples/make-skirt" > "$W/skirt.obj"
 	pleat-resample -s 128 "$W/skirt.obj" > "$W/rest.grid"
 	"$PLEAT_TESTBIN/test_solve" shift "$W/rest.grid" 1 0.01 > "$W/skirt.grid"
+	"$PLEAT_TESTBIN/test_solve" shift "$W/rest.grid" 1 0.2 > "$W/lifted.grid"
 	pleat-gather --shirr 0,0.3,0.1,0.7 --perturb 0.3 "$W/skirt.grid" > "$W/gathered.grid"
 	# a closed slab whose top is the floor
 	printf 'v %s\n' '-2 -2 -0.5' '2 -2 -0.5' '2 2 -0.5' '-2 2 -0.5' \
@@ -87,6 +90,7 @@ denim         skirt     --material denim --check-every 4
 silk          skirt     --material silk --seam 3
 custom        skirt     --stretch 800 --bend 2e-6 --poisson 0.2 --density 0.2 --shape 30
 open-seams    skirt     --seam 0
+seam-limit    lifted    -m block
 body          skirt     --body floor.obj
 self          fold      --self --collision-scale 2
 safe          fold      --safe --self
@@ -190,6 +194,7 @@ agree() {
 @test "CUDA gives the CPU's bytes: silk, stiffer seams" { agree silk; }
 @test "CUDA gives the CPU's bytes: material given number by number" { agree custom; }
 @test "CUDA gives the CPU's bytes: seams open" { agree open-seams; }
+@test "CUDA gives the CPU's bytes: seams far from closed (steps cut to a cell)" { agree seam-limit; }
 @test "CUDA gives the CPU's bytes: a body (half-plane projection)" { agree body; }
 @test "CUDA gives the CPU's bytes: --self (proximity search on the GPU)" {
 	agree self

@@ -283,6 +283,35 @@ shifted_skirt() {
 	awk -v o="$open" -v l="$lifted" 'BEGIN { exit !(o > 0.9 * l) }'
 }
 
+@test "a seam vertex moves at most a cell in one block step" {
+	# panel 1 lifted by 0.2 m, 26 cells: the seams' pull alone moves the
+	# seam vertices, and without the limit one step takes them 69 mm
+	shifted_skirt
+	"$T" shift "$W/skirt.grid" 1 0.2 > "$W/lifted.grid"
+	cell=$(pleat-grid info "$W/skirt.grid" | sed -n 's/.*cell \([0-9.e-]*\).*/\1/p')
+	pleat-solve -q --shape 0 --inner 1 -n 1 "$W/lifted.grid" > "$W/one.grid"
+	read -r _ moved _ < <("$T" xdiff "$W/lifted.grid" "$W/one.grid")
+	echo "cell $cell m, largest move $moved m"
+	awk -v m="$moved" -v c="$cell" 'BEGIN { exit !(m <= c * 1.00001 && m > 0.9 * c) }'
+}
+
+@test "a coarse garment far from sewn keeps its step (shared T-shirt)" {
+	need_shared
+	# the coarse T-shirt is stretched out of its pattern (59% more area),
+	# so its seams start 3 cells apart on average, 29 at most, at 256;
+	# unlimited, the seam vertices overshoot in the first steps and the
+	# step control halves every vertex's step (423 J after 64
+	# iterations, against 166)
+	pleat-resample -q -s 256 -o "$W/tshirt.grid" \
+		"$SHARED/berkeley_garments/tshirt/coarse/tshirt.obj"
+	run pleat-solve -n 64 --body "$SHARED/bodies/female_body_dance-paused_f0.obj" \
+		-o "$W/solved.grid" "$W/tshirt.grid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"64 iterations"* ]]
+	[[ "$output" != *"step halving"* ]]
+}
+
 # twins GRID: "twins N apart M": the seam vertices whose seam has no
 # length and whose partner point is a grid vertex whose partner point is
 # them (the two panels' boundaries on grid lines), and how many of them
