@@ -857,10 +857,10 @@ size_t count_adjacent_intersections(const float *x, const uint32_t *tri,
 
 /* ---- the pairs after a move --------------------------------------------- */
 
-/* The intersecting pairs of both kinds with a triangle touched: the
- * touched triangles' boxes hashed, every triangle swept over them. */
-static size_t count_touching(const float *x, const uint32_t *tri, size_t ntri,
-			     const uint8_t *touch, uint32_t **pairs)
+/* The touched triangles' boxes hashed, every triangle swept over them. */
+size_t count_touching_intersections(const float *x, const uint32_t *tri,
+				    size_t ntri, const uint8_t *touch,
+				    uint32_t **pairs)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < ntri; t++)
@@ -912,7 +912,7 @@ size_t update_intersections(const float *x, const uint32_t *tri, size_t ntri,
 			p[2 * kept + 1] = p[2 * q + 1];
 			kept++;
 		}
-	size_t m = count_touching(x, tri, ntri, touch, &fresh);
+	size_t m = count_touching_intersections(x, tri, ntri, touch, &fresh);
 	p = xrealloc_array(p, kept + m + 1, 2 * sizeof(uint32_t));
 	if (m > 0)
 		memcpy(p + 2 * kept, fresh, m * 2 * sizeof(uint32_t));

@@ -177,6 +177,13 @@ size_t count_intersections(const float *x, const uint32_t *tri, size_t ntri,
 size_t count_all_intersections(const float *x, const uint32_t *tri,
 			       size_t ntri, uint32_t **pairs);
 
+/* The pairs of count_all_intersections that have a triangle t with
+ * touch[t] set (a byte a triangle), into *pairs (malloc'd; the order is
+ * not count_all_intersections').  Returns how many.  OpenMP inside. */
+size_t count_touching_intersections(const float *x, const uint32_t *tri,
+				    size_t ntri, const uint8_t *touch,
+				    uint32_t **pairs);
+
 /* Brings the pairs of count_all_intersections, pairs[0..n) (in any
  * order), up to date after the vertices flagged in moved (a byte a
  * vertex) moved: a pair can change only where a corner of its triangles

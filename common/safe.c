@@ -670,10 +670,27 @@ static size_t measure_triangle(struct safe *s, size_t t)
 			     measure_pair, &me);
 }
 
+/* Every pair of triangles at x that intersect (sharing a corner or none)
+ * and has a triangle from `first` on into *pairs; returns how many. */
+static size_t intersecting_pairs(const struct safe *s, const float *x,
+				 const uint32_t *tri, size_t first,
+				 uint32_t **pairs)
+{
+	if (first == 0)
+		return count_all_intersections(x, tri, s->ntri, pairs);
+	uint8_t *touch = xmalloc(s->ntri + 1);
+	for (size_t t = 0; t < s->ntri; t++)
+		touch[t] = t >= first;
+	size_t np = count_touching_intersections(x, tri, s->ntri, touch, pairs);
+	free(touch);
+	return np;
+}
+
 /* The tangled vertices at x: the corners of every pair of triangles
- * that intersect (sharing a corner or none).  Not looked for once a
- * measurement found none: the bounds keep it so. */
-static void find_tangles(struct safe *s, const float *x)
+ * that intersect (sharing a corner or none), of those with a triangle
+ * from `first` on when the others are known to be free of them.  Not
+ * looked for once a measurement found none: the bounds keep it so. */
+static void find_tangles(struct safe *s, const float *x, size_t first)
 {
 	if (s->tangle_free)
 		return;
@@ -688,10 +705,10 @@ static void find_tangles(struct safe *s, const float *x)
 			uint32_t one = s->twin[v] < v ? s->twin[v] : (uint32_t)v;
 			memcpy(xc + 3 * v, x + 3 * (size_t)one, 3 * sizeof(float));
 		}
-		np = count_all_intersections(xc, s->tri_one, s->ntri, &pairs);
+		np = intersecting_pairs(s, xc, s->tri_one, first, &pairs);
 		free(xc);
 	} else {
-		np = count_all_intersections(x, s->tri, s->ntri, &pairs);
+		np = intersecting_pairs(s, x, s->tri, first, &pairs);
 	}
 	memset(s->tangled, 0, s->n);
 	for (size_t q = 0; q < 2 * np; q++)
@@ -751,11 +768,14 @@ static void measure_all(struct safe *s, const float *x, size_t *tight,
 {
 	if (x != s->x0)
 		memcpy(s->x0, x, s->n * 3 * sizeof(float));
-	find_tangles(s, s->x0);
+	find_tangles(s, s->x0, 0);
 	if (!s->stripped && s->tangle_free) {
+		/* the cloth is free of tangles: only the strip's triangles
+		 * can cross anything */
+		size_t cloth = s->ntri;
 		add_strip(s, s->x0);
 		s->tangle_free = 0;
-		find_tangles(s, s->x0);
+		find_tangles(s, s->x0, cloth);
 	}
 	reset_nearest(s, NULL, s->n);
 	hash_build(s);

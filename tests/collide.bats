@@ -315,6 +315,21 @@ sheet() {
 	done
 }
 
+@test "the pairs with a triangle of a given tail are the full count's that have one" {
+	# --safe counts only the seams' strip's pairs once the cloth is free
+	for s in "crumple 1" "crumple 2" "stack 1"; do
+		set -- $s
+		sheet $1 $2
+		run "$T" touching "$W/$1$2.grid"
+		echo "$s: $output"
+		[ "$status" -eq 0 ]
+		[ "$(field wrong "$output")" -eq 0 ]
+		# pairs on both sides of the split
+		[ "$(field tail "$output")" -gt 20 ]
+		[ "$(field tail "$output")" -lt "$(field pairs "$output")" ]
+	done
+}
+
 @test "pleat-collide counts the vertices inside the body a brute-force test counts" {
 	"$T" body-obj small > "$W/small.obj"
 	for s in "flat 1" "fold 1" "crumple 1" "crumple 2"; do

@@ -63,6 +63,11 @@
  *        before the first round and after the last, C the rounds that
  *        changed the pairs of the round before, W the rounds whose
  *        updated pairs are not the recount's)
+ *   test_collide touching GRID   the intersecting pairs with a triangle
+ *        in the last half, quarter and eighth of GRID's triangles
+ *        (count_touching_intersections) against the full count's:
+ *        "pairs P tail T wrong W" (T those of the last half, W the
+ *        splits whose pairs differ)
  *   test_collide inside GRID BODY TOL   cloth vertices of x deeper than
  *        TOL inside BODY, by the exact winding number and a loop over
  *        every triangle: "inside N"
@@ -911,6 +916,50 @@ static int update(const char *path, int rounds)
 	return 0;
 }
 
+/* The pairs with a triangle from the first on (as --safe counts them
+ * after adding the seams' strip), for the last half, quarter and eighth
+ * of GRID's triangles, against the full count's: "pairs P tail T wrong
+ * W" (T the pairs in the last half, W the splits whose pairs differ). */
+static int touching(const char *path)
+{
+	struct grid g;
+	load_grid(path, &g);
+	const float *x = channel(&g, "x", GRID_F32, 3);
+	const uint8_t *mask = channel(&g, "mask", GRID_U8, 1);
+	uint32_t *tri, *full, *tail;
+	size_t nt = grid_triangles(g.width, g.height, mask,
+				   channel(&g, "panel", GRID_U16, 1), &tri);
+	size_t size = 2 * sizeof(uint32_t), m = count_all_intersections(x, tri, nt, &full);
+	uint8_t *touch = xmalloc(nt + 1);
+	size_t half = 0;
+	int wrong = 0;
+	for (size_t part = 2; part <= 8; part *= 2) {
+		size_t first = nt - nt / part, kept = 0;
+		uint32_t *want = xmalloc_array(m + 1, size);
+		for (size_t q = 0; q < m; q++)
+			if (full[2 * q] >= first || full[2 * q + 1] >= first) {
+				want[2 * kept] = full[2 * q];
+				want[2 * kept++ + 1] = full[2 * q + 1];
+			}
+		for (size_t t = 0; t < nt; t++)
+			touch[t] = t >= first;
+		size_t n = count_touching_intersections(x, tri, nt, touch, &tail);
+		qsort(tail, n, size, pair_cmp);
+		qsort(want, kept, size, pair_cmp);
+		wrong += n != kept || memcmp(tail, want, n * size) != 0;
+		if (part == 2)
+			half = n;
+		free(tail);
+		free(want);
+	}
+	printf("pairs %zu tail %zu wrong %d\n", m, half, wrong);
+	free(touch);
+	free(full);
+	free(tri);
+	grid_free(&g);
+	return 0;
+}
+
 static int inside(const char *grid_path, const char *body_path, double tol)
 {
 	struct grid g;
@@ -1189,6 +1238,8 @@ int main(int argc, char **argv)
 		return intersections(argv[2]);
 	if (strcmp(cmd, "update") == 0 && argc == 4)
 		return update(argv[2], atoi(argv[3]));
+	if (strcmp(cmd, "touching") == 0 && argc == 3)
+		return touching(argv[2]);
 	if (strcmp(cmd, "inside") == 0 && argc == 5)
 		return inside(argv[2], argv[3], atof(argv[4]));
 	if (strcmp(cmd, "orient") == 0 && argc == 3)
