@@ -35,15 +35,15 @@ struct grid;
 int seam_partner_stencil(const struct grid *g, const uint8_t *mask,
 			 const uint16_t *panel, size_t self, double u, double v,
 			 struct seam_link *l);
+/* The longest step of a vertex the seams reach in the block method's
+ * inner iteration, in cells (vertex_terms.h, seam_step_limit). */
+#define SEAM_STEP_CELLS 1.0f
 /* The vertex that seam vertex v is one point of the cloth with, or
  * SIZE_MAX: its seam has no length (below SEAM_TWIN_LENGTH cells, as
  * where both panels' boundaries run along grid lines), its partner point
  * is another cloth vertex t (within SEAM_TWIN_OFFSET cells), and t's
  * partner point is v in the same way.  seam is the grid's seam
  * channel. */
-/* The longest move of a seam vertex in one block step, in cells
- * (vertex_terms.h, seam_step_limit). */
-#define SEAM_STEP_CELLS 1.0f
 #define SEAM_TWIN_LENGTH 1e-6
 #define SEAM_TWIN_OFFSET 1e-4
 size_t seam_twin(const struct grid *g, const uint8_t *mask,

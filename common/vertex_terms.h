@@ -79,18 +79,21 @@ PL_HD void vertex_terms_grad(const struct vertex_terms *t, size_t v,
 		*g = v3_sub(*g, v3_load(t->force + 3 * v));
 }
 
-/* Step s of vertex v shortened to t->seam_step where v is a seam vertex.
- * The block method sees a seam through a linear model made at the start
- * of the outer iteration, with the partner held where it was (seam.c),
- * while the partner moves too: where a seam starts far from closed (a
- * coarse garment stretched out of its pattern, a panel moved), both sides
- * then jump the whole gap at once, fold their boundary cells over and
- * overshoot, and the step control halves every vertex's step for them.
- * One cell per step (SEAM_STEP_CELLS) keeps a seam vertex from passing
- * its neighbours; a seam that is nearly closed never reaches it.  Half a
- * cell and a quarter slowed a panel lifted 5 cm on its way back (8% and
- * 14% more energy after 8 iterations, against 3%); four cells let the
- * overshoot back. */
+/* Step s of vertex v shortened to t->seam_step where the seams reach v
+ * (a seam vertex, a corner of a partner point's cell, a vertex of a bend
+ * across a seam: seam_at[v] >= 0); the block method's inner step, before
+ * its Chebyshev weights.  The block method sees the seams through a
+ * linear model made at the start of the outer iteration, with the
+ * partners held where they were (seam.c), while the partners move too:
+ * where a seam starts far from closed (a coarse garment stretched out of
+ * its pattern, a panel moved), both sides then jump the whole gap at
+ * once, fold their boundary cells over and overshoot, and the step
+ * control halves every vertex's step for them.  One cell a step
+ * (SEAM_STEP_CELLS) keeps a seam vertex from passing its neighbours;
+ * seams that start sewn rarely reach it (a floor pushing a skirt up
+ * does).  On a panel lifted 5 cm, the energy after 8 iterations is 3%
+ * higher with it than without; half a cell and a quarter made it 8% and
+ * 14%, and four cells let the overshoot back. */
 PL_HD vec3 seam_step_limit(const struct vertex_terms *t, size_t v, vec3 s)
 {
 	if (!t->seam_at || t->seam_at[v] < 0 || !(t->seam_step > 0.0f))

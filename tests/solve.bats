@@ -283,16 +283,19 @@ shifted_skirt() {
 	awk -v o="$open" -v l="$lifted" 'BEGIN { exit !(o > 0.9 * l) }'
 }
 
-@test "a seam vertex moves at most a cell in one block step" {
+@test "a seam vertex's step is at most a cell" {
 	# panel 1 lifted by 0.2 m, 26 cells: the seams' pull alone moves the
 	# seam vertices, and without the limit one step takes them 69 mm
+	# (one inner iteration: no Chebyshev weight on the step)
 	shifted_skirt
 	"$T" shift "$W/skirt.grid" 1 0.2 > "$W/lifted.grid"
 	cell=$(pleat-grid info "$W/skirt.grid" | sed -n 's/.*cell \([0-9.e-]*\).*/\1/p')
 	pleat-solve -q --shape 0 --inner 1 -n 1 "$W/lifted.grid" > "$W/one.grid"
 	read -r _ moved _ < <("$T" xdiff "$W/lifted.grid" "$W/one.grid")
 	echo "cell $cell m, largest move $moved m"
-	awk -v m="$moved" -v c="$cell" 'BEGIN { exit !(m <= c * 1.00001 && m > 0.9 * c) }'
+	# the cell as pleat-grid info prints it (6 digits) and the rounding
+	# of x + step: within 1e-4
+	awk -v m="$moved" -v c="$cell" 'BEGIN { exit !(m <= c * 1.0001 && m > 0.9 * c) }'
 }
 
 @test "a coarse garment far from sewn keeps its step (shared T-shirt)" {
