@@ -449,6 +449,32 @@ clean_grid_and_mesh() {
 	[[ "$output" == *" 0 intersecting triangle pairs "* ]]
 }
 
+@test "--safe finds where the seams' strip crosses the cloth at the start, as many pairs as the simplified mesh has" {
+	# two squares sewn across a 4 mm gap (--weld), a third standing in
+	# the gap: the cloth crosses nothing, the strip that closes the seam
+	# crosses the third square
+	{
+		printf 'v %s\n' '0 0 0' '0.1 0 0' '0.1 0.1 0' '0 0.1 0' \
+			'0.104 0 0' '0.204 0 0' '0.204 0.1 0' '0.104 0.1 0' \
+			'0.102 -0.02 -0.01' '0.102 0.12 -0.01' '0.102 0.12 0.01' \
+			'0.102 -0.02 0.01'
+		printf 'vt %s\n' '0 0' '0.1 0' '0.1 0.1' '0 0.1' '0.12 0' '0.22 0' \
+			'0.22 0.1' '0.12 0.1' '0.3 0' '0.44 0' '0.44 0.02' '0.3 0.02'
+		printf 'f %s\n' '1/1 2/2 3/3 4/4' '5/5 6/6 7/7 8/8' '9/9 10/10 11/11 12/12'
+	} > "$W/gap.obj"
+	pleat-resample -q --weld 4.5 -s 128 -o "$W/gap.grid" "$W/gap.obj"
+	run pleat-collide -q "$W/gap.grid"
+	[[ "$output" == *" 0 intersecting triangle pairs "* ]]
+	pleat-simplify -q --tolerance 0 -o "$W/gap-mesh.obj" "$W/gap.grid"
+	mesh=$("$PLEAT_TESTBIN/test_intersect" pairs "$W/gap-mesh.obj")
+	run --separate-stderr pleat-solve -n 1 --self --safe -o "$W/out.grid" "$W/gap.grid"
+	echo "mesh: $mesh; $stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" =~ \ ([0-9]+)\ intersecting\ triangle\ pairs\ at\ the\ start ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "${BASH_REMATCH[1]}" -eq "$(echo "$mesh" | sed -n 's/.* pairs \([0-9]*\) .*/\1/p')" ]
+}
+
 @test "--safe=SCOPE: all or seams, anything else a usage error, exit 2" {
 	pleat-resample -s 200 "$W/fold.obj" > "$W/fold.grid"
 	run --separate-stderr pleat-solve --safe=edges "$W/fold.grid"
