@@ -30,8 +30,8 @@ struct vertex_terms {
 	 * Hessian's diagonal (seam_term); seam_at NULL without seams */
 	const int32_t *seam_at;
 	const float *seam_grad, *seam_diag;
-	/* the longest move a seam vertex makes in one step of the block
-	 * method, metres (seam_step_limit); 0: no limit */
+	/* the longest inner step of the block method for a vertex the
+	 * seams reach, metres (seam_step_limit); 0: no limit */
 	float seam_step;
 	/* self collision: every vertex's list of self_k neighbours, of which
 	 * the first proximity_kept_of(self_found[v], self_k) count, and the
